@@ -1,0 +1,98 @@
+// Package history is the data model that flows from the simulated clients to the
+// checker and the reports: every attempt as the client and the server saw it,
+// and the ground truth read from the stores after the run.
+//
+// It is a leaf package (standard library only) so that the checker and the
+// renderers never depend on the code that produced the data.
+package history
+
+import "time"
+
+// Outcome classifies how an attempt ended, from the client's point of view.
+type Outcome string
+
+const (
+	// Acked is a 2xx answer: the operation took effect.
+	Acked Outcome = "acked"
+	// Rejected is a definitive 4xx answer: the attempt changed nothing.
+	Rejected Outcome = "rejected"
+	// NotSent means the request never left the client (dial refused): not applied.
+	NotSent Outcome = "not_sent"
+	// Indeterminate means a timeout, a reset after send or a 5xx: maybe applied.
+	Indeterminate Outcome = "indeterminate"
+)
+
+// Attempt is one HTTP request on the wire.
+type Attempt struct {
+	Op  int    `json:"op"`  // index of the logical operation in the plan
+	Try int    `json:"try"` // 1-based try number within the operation
+	ID  string `json:"id"`  // attempt id sent in api.HeaderAttempt
+
+	Key         string `json:"key,omitempty"` // empty: sent without a key
+	Account     string `json:"account"`
+	Amount      int64  `json:"amount"`
+	Fingerprint string `json:"fingerprint"`
+	Replica     int    `json:"replica"`         // replica the attempt was routed to
+	Fault       string `json:"fault,omitempty"` // fault placed on this attempt by the plan
+
+	Call   time.Duration `json:"call_ns"`   // since the run's start
+	Return time.Duration `json:"return_ns"` // since the run's start
+
+	Status   int     `json:"status,omitempty"`
+	Outcome  Outcome `json:"outcome"`
+	ChargeID string  `json:"charge_id,omitempty"`
+	Body     string  `json:"body,omitempty"`
+	Replayed bool    `json:"replayed,omitempty"` // the replay header was present
+	Err      string  `json:"err,omitempty"`
+	Reused   bool    `json:"reused,omitempty"` // sent on a reused connection
+
+	// Hidden marks an attempt that the server saw but the client did not send on
+	// purpose: a transport-level re-send of an earlier attempt.
+	Hidden bool `json:"hidden,omitempty"`
+	// Server is what the target logged for this attempt; nil if it never arrived.
+	Server *ServerView `json:"server,omitempty"`
+	// Applied resolves an indeterminate attempt against the ledger: did it charge?
+	Applied *bool `json:"applied,omitempty"`
+}
+
+// ServerView is a target's log line for one attempt.
+type ServerView struct {
+	Replica  int           `json:"replica"`
+	Start    time.Duration `json:"start_ns"`
+	End      time.Duration `json:"end_ns"`
+	Status   int           `json:"status"`
+	ChargeID string        `json:"charge_id,omitempty"`
+	Replayed bool          `json:"replayed,omitempty"`
+}
+
+// Charge is one ledger row: money that really moved.
+type Charge struct {
+	ID        string `json:"id"`
+	Account   string `json:"account"`
+	Amount    int64  `json:"amount"`
+	Key       string `json:"key,omitempty"`
+	AttemptID string `json:"attempt_id,omitempty"`
+	Seq       int64  `json:"seq"` // commit order as the ledger numbered it
+}
+
+// Account is an account's state after the run.
+type Account struct {
+	ID      string `json:"id"`
+	Opening int64  `json:"opening"`
+	Balance int64  `json:"balance"`
+}
+
+// Ledger is the ground truth read from Postgres after the run.
+type Ledger struct {
+	Charges  []Charge  `json:"charges"`
+	Accounts []Account `json:"accounts"`
+	// RowsAtStart is the number of charges found before the run began; a run
+	// that did not start from an empty ledger proves nothing.
+	RowsAtStart int `json:"rows_at_start"`
+}
+
+// History is everything a run observed.
+type History struct {
+	Seed     uint64    `json:"seed"`
+	Attempts []Attempt `json:"attempts"`
+}

@@ -1,0 +1,52 @@
+package api
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Profile is the idempotency contract a target promises: the status code for
+// each defined situation and the replay policy. The checker judges status codes
+// against it; universal invariants hold whatever the profile.
+type Profile struct {
+	Name string `json:"name"`
+	// MissingKey is the status for a POST without a key; 0 means the request is
+	// allowed and simply not idempotent.
+	MissingKey int `json:"missing_key"`
+	// InFlight is the status for a duplicate while the first is still running.
+	InFlight int `json:"in_flight"`
+	// Mismatch is the status for a key reused with another payload.
+	Mismatch int `json:"mismatch"`
+	// ReplayHeader, when set, must be present on every replayed response.
+	ReplayHeader string `json:"replay_header,omitempty"`
+	// ReplayErrors allows a 5xx to be replayed for a key whose work committed nothing.
+	ReplayErrors bool `json:"replay_errors"`
+}
+
+// IETF follows draft-ietf-httpapi-idempotency-key-header plus "never cache a 5xx".
+var IETF = Profile{Name: "ietf", MissingKey: 400, InFlight: 409, Mismatch: 422}
+
+// Stripe follows Stripe's documented behaviour.
+var Stripe = Profile{Name: "stripe", MissingKey: 0, InFlight: 409, Mismatch: 400,
+	ReplayHeader: HeaderReplayed, ReplayErrors: true}
+
+var profiles = map[string]Profile{IETF.Name: IETF, Stripe.Name: Stripe}
+
+// ProfileByName returns the built-in profile called name.
+func ProfileByName(name string) (Profile, error) {
+	p, ok := profiles[name]
+	if !ok {
+		return Profile{}, fmt.Errorf("unknown profile %q (known: %v)", name, ProfileNames())
+	}
+	return p, nil
+}
+
+// ProfileNames lists the built-in profiles in order.
+func ProfileNames() []string {
+	names := make([]string, 0, len(profiles))
+	for n := range profiles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
