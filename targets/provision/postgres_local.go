@@ -1,0 +1,207 @@
+package provision
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Limits of the local Postgres start.
+const (
+	pgStartAttempts = 5                // new port each time the server exits early
+	pgReadyLimit    = 30 * time.Second // per attempt
+	pgPollEvery     = 10 * time.Millisecond
+	pgProbeTimeout  = time.Second
+	pgLogFile       = "postgres.log"
+)
+
+// localPG is one throwaway cluster in dir, run by acct.
+type localPG struct {
+	bin  string
+	dir  string
+	acct account
+	log  logger
+}
+
+// startLocalPostgres runs initdb and postgres in a new dir under base and
+// returns the admin DSN and what to stop.
+func startLocalPostgres(ctx context.Context, base, bin string, log logger) (string, *part, error) {
+	acct, err := postgresAccount()
+	if err != nil {
+		return "", nil, err
+	}
+	if acct.cred != nil {
+		if err := checkTraversable(base, acct.uid, acct.gid); err != nil {
+			return "", nil, err
+		}
+	}
+	dir, err := newRunDir(base, pgDirPrefix)
+	if err != nil {
+		return "", nil, err
+	}
+	pg := &localPG{bin: bin, dir: dir, acct: acct, log: log}
+	dsn, p, err := pg.start(ctx)
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", nil, err
+	}
+	return dsn, p, nil
+}
+
+func (pg *localPG) start(ctx context.Context) (string, *part, error) {
+	if pg.acct.cred != nil {
+		if err := os.Chown(pg.dir, pg.acct.uid, pg.acct.gid); err != nil {
+			return "", nil, fmt.Errorf("chown %s: %w", pg.dir, err)
+		}
+	}
+	if err := pg.initdb(ctx); err != nil {
+		return "", nil, err
+	}
+	version := pg.version(ctx)
+	var lastErr error
+	for attempt := 1; attempt <= pgStartAttempts; attempt++ {
+		port, err := freePort()
+		if err != nil {
+			return "", nil, err
+		}
+		pg.log.printf("starting postgres %s on 127.0.0.1:%d (data %s) ...", version, port, pg.dir)
+		dsn, p, err := pg.serve(ctx, port)
+		if err == nil {
+			return dsn, p, nil
+		}
+		if !errors.Is(err, errExited) || ctx.Err() != nil {
+			return "", nil, err
+		}
+		lastErr = err
+		pg.log.printf("postgres attempt %d: %v", attempt, err)
+	}
+	return "", nil, fmt.Errorf("postgres failed %d times: %w", pgStartAttempts, lastErr)
+}
+
+// command builds a command for a Postgres binary run as pg.acct in pg.dir.
+func (pg *localPG) command(ctx context.Context, name string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, filepath.Join(pg.bin, name), args...)
+	cmd.Dir = pg.dir
+	cmd.Env = childEnv()
+	cmd.SysProcAttr = procAttr(syscall.SIGKILL, pg.acct)
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
+	return cmd
+}
+
+// initdb creates the cluster in dir/data with trust auth for "postgres".
+func (pg *localPG) initdb(ctx context.Context) error {
+	t0 := time.Now()
+	pg.log.printf("initdb %s as %s (uid %d) ...", filepath.Join(pg.dir, "data"), pg.acct.name, pg.acct.uid)
+	cmd := pg.command(ctx, "initdb", "-D", filepath.Join(pg.dir, "data"),
+		"-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("initdb: %w: %s", err, lastLines(out.String()))
+	}
+	pg.log.printf("initdb done in %v", time.Since(t0).Round(time.Millisecond))
+	return nil
+}
+
+// version returns e.g. "15.18", or "" when postgres -V fails.
+func (pg *localPG) version(ctx context.Context) string {
+	out, err := pg.command(ctx, "postgres", "-V").Output()
+	if err != nil {
+		return ""
+	}
+	fields := strings.Fields(string(out)) // postgres (PostgreSQL) 15.18 (Debian ...)
+	if len(fields) < 3 {
+		return ""
+	}
+	return fields[2]
+}
+
+// serve starts postgres on port and waits until it accepts connections.
+func (pg *localPG) serve(ctx context.Context, port int) (string, *part, error) {
+	logPath := filepath.Join(pg.dir, pgLogFile)
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return "", nil, fmt.Errorf("open postgres log: %w", err)
+	}
+	defer logf.Close()
+	cmd := exec.Command(filepath.Join(pg.bin, "postgres"),
+		"-D", filepath.Join(pg.dir, "data"), "-p", strconv.Itoa(port), "-k", pg.dir,
+		"-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300",
+		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
+	cmd.Dir, cmd.Env = pg.dir, childEnv()
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = procAttr(syscall.SIGQUIT, pg.acct)
+	p, err := startProc(cmd)
+	if err != nil {
+		return "", nil, fmt.Errorf("start postgres: %w", err)
+	}
+	dsn := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
+	t0 := time.Now()
+	dataDir := filepath.Join(pg.dir, "data")
+	err = poll(ctx, pgReadyLimit, pgPollEvery, p.done, func(ctx context.Context) error {
+		return pgProbe(ctx, dsn, dataDir)
+	})
+	if err != nil {
+		stopErr := stopPostgres(p)
+		if ctx.Err() != nil {
+			return "", nil, ctx.Err()
+		}
+		return "", nil, errors.Join(fmt.Errorf("postgres on port %d: %w (log: %s)", port, err, logTail(logPath)), stopErr)
+	}
+	pg.log.printf("postgres ready on 127.0.0.1:%d in %v", port, time.Since(t0).Round(time.Millisecond))
+	return dsn, pg.part(p), nil
+}
+
+// part tells Close how to stop the server and remove the cluster.
+func (pg *localPG) part(p *proc) *part {
+	return &part{name: "postgres", pid: p.pid(), dir: pg.dir, stop: func() error {
+		err := stopPostgres(p)
+		if rmErr := os.RemoveAll(pg.dir); rmErr != nil {
+			err = errors.Join(err, fmt.Errorf("remove %s: %w", pg.dir, rmErr))
+		}
+		return err
+	}}
+}
+
+// stopPostgres: fast shutdown, then immediate shutdown, then SIGKILL.
+func stopPostgres(p *proc) error {
+	return p.stop(stopStep{syscall.SIGINT, 10 * time.Second}, stopStep{syscall.SIGQUIT, 5 * time.Second})
+}
+
+// pgProbe opens one connection and, when dataDir is set, checks that
+// the server runs on it: another server may have taken the port between
+// freePort and our bind, and ours then exits while theirs answers.
+func pgProbe(ctx context.Context, dsn, dataDir string) error {
+	ctx, cancel := context.WithTimeout(ctx, pgProbeTimeout)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	if dataDir == "" {
+		return nil
+	}
+	var got string
+	if err := conn.QueryRow(ctx, "SHOW data_directory").Scan(&got); err != nil {
+		return err
+	}
+	if got != dataDir {
+		return fmt.Errorf("port answered by another server (data_directory %s)", got)
+	}
+	return nil
+}

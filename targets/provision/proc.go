@@ -1,0 +1,133 @@
+package provision
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/user"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// killWait bounds the wait after the final SIGKILL of a process group.
+const killWait = 5 * time.Second
+
+// proc is a child process this package started and reaps.
+type proc struct {
+	cmd  *exec.Cmd
+	done chan struct{} // closed once Wait returned
+	err  error         // Wait's result; read only after done is closed
+}
+
+// startProc starts cmd and reaps it in the background.
+func startProc(cmd *exec.Cmd) (*proc, error) {
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &proc{cmd: cmd, done: make(chan struct{})}
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+func (p *proc) pid() int { return p.cmd.Process.Pid }
+
+func (p *proc) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// waitFor reports whether the process exited within d.
+func (p *proc) waitFor(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.done:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// stopStep is one escalation step: send sig, then wait up to wait.
+type stopStep struct {
+	sig  syscall.Signal
+	wait time.Duration
+}
+
+// stop sends each signal in turn until the process exits, then SIGKILLs
+// its whole process group as a last resort. A process that already
+// exited is not an error.
+func (p *proc) stop(steps ...stopStep) error {
+	for _, s := range steps {
+		if p.exited() {
+			return nil
+		}
+		if err := p.cmd.Process.Signal(s.sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
+			return fmt.Errorf("signal %v to pid %d: %w", s.sig, p.pid(), err)
+		}
+		if p.waitFor(s.wait) {
+			return nil
+		}
+	}
+	if p.exited() {
+		return nil
+	}
+	// The leader is not reaped yet, so its pid still names our group.
+	if err := syscall.Kill(-p.pid(), syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("kill process group %d: %w", p.pid(), err)
+	}
+	if !p.waitFor(killWait) {
+		return fmt.Errorf("pid %d still running after SIGKILL", p.pid())
+	}
+	return nil
+}
+
+// account is the user a child process runs as.
+type account struct {
+	name     string
+	uid, gid int
+	cred     *syscall.Credential // nil: run as the current user
+}
+
+// postgresAccount returns the current user, or when running as root the
+// "postgres" user (else "nobody"), since Postgres refuses to run as root.
+// Groups stay nil so that the child's supplementary groups are cleared.
+func postgresAccount() (account, error) {
+	if os.Geteuid() != 0 {
+		return account{name: "current user", uid: os.Geteuid(), gid: os.Getegid()}, nil
+	}
+	for _, name := range []string{"postgres", "nobody"} {
+		u, err := user.Lookup(name)
+		if err != nil {
+			continue
+		}
+		uid, err1 := strconv.Atoi(u.Uid)
+		gid, err2 := strconv.Atoi(u.Gid)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		cred := &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+		return account{name: name, uid: uid, gid: gid, cred: cred}, nil
+	}
+	return account{}, errors.New("running as root and neither user postgres nor nobody exists; postgres refuses to run as root")
+}
+
+// procAttr returns process attributes: own process group, parent-death
+// signal, and the account's credentials.
+func procAttr(deathSig syscall.Signal, acct account) *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: deathSig, Credential: acct.cred}
+}
+
+// childEnv is the environment of started servers.
+func childEnv() []string {
+	return append(os.Environ(), "TZ=UTC", "LC_ALL=C")
+}

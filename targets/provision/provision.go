@@ -1,0 +1,113 @@
+// Package provision finds or starts the real Redis and PostgreSQL servers
+// that idemchaos runs its scenarios against.
+//
+// For each store, Start tries, in order: a URL given by the user (pinged,
+// never started), a Docker engine through dockertest (used only when it
+// answers a ping within about 2 s), and finally local binaries
+// (redis-server, initdb and postgres) started in a throwaway directory on
+// free loopback ports. Everything binds to 127.0.0.1. When nothing can
+// serve a store, Start returns an *UnavailableError carrying the exact
+// install command.
+//
+// Postgres refuses to run as root: when the process runs as root, initdb
+// and postgres are started as the "postgres" user (or "nobody"), and the
+// data directory is created under a directory that user can traverse.
+// Processes are started in their own process group with a parent-death
+// signal, and data directories left behind by a killed run are removed by
+// Sweep, which Start calls first.
+package provision
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+)
+
+// Source values reported in Services.RedisSource and Services.PostgresSource.
+const (
+	SourceURL    = "url"
+	SourceDocker = "docker"
+	SourceLocal  = "local"
+)
+
+// Config selects how Start provisions the stores.
+type Config struct {
+	RedisURL    string    // if set, used as is (pinged, never started)
+	PostgresURL string    // if set, used as is (pinged, never started)
+	NoDocker    bool      // skip the Docker engine step
+	TempDir     string    // base for data dirs; "" = os.TempDir()
+	Log         io.Writer // progress lines; nil = discard
+
+	find *finder // binary discovery; nil = the default search
+}
+
+// Services holds the URLs of the provisioned stores and what must be
+// stopped when they are no longer needed.
+type Services struct {
+	RedisURL    string // e.g. redis://127.0.0.1:PORT/0
+	PostgresURL string // admin DSN on the maintenance database "postgres"
+
+	RedisSource    string // SourceURL, SourceDocker or SourceLocal
+	PostgresSource string // SourceURL, SourceDocker or SourceLocal
+
+	mu       sync.Mutex
+	parts    []*part // started resources, in start order
+	closed   bool
+	closeErr error
+}
+
+// part is one resource Start brought up and Close must tear down.
+type part struct {
+	name string       // "redis" or "postgres"
+	pid  int          // process id (and process group id); 0 for containers
+	dir  string       // temp dir to remove; "" for containers
+	stop func() error // stops the process or container and removes dir
+}
+
+// Start provisions Redis, then Postgres. On any failure everything already
+// started is stopped before returning; when ctx is done the error is
+// ctx.Err().
+func Start(ctx context.Context, cfg Config) (*Services, error) {
+	st := newStarter(cfg)
+	s := &Services{}
+	err := st.run(ctx, s)
+	if err == nil {
+		return s, nil
+	}
+	if cerr := s.Close(); cerr != nil {
+		st.log.printf("cleanup after failed start: %v", cerr)
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return nil, err
+}
+
+// Close stops every process and container Start started and removes their
+// temp dirs, newest first. It is idempotent: later calls return the result
+// of the first one. A nil *Services is a no-op.
+func (s *Services) Close() error {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return s.closeErr
+	}
+	s.closed = true
+	var errs []error
+	for i := len(s.parts) - 1; i >= 0; i-- {
+		errs = append(errs, s.parts[i].stop())
+	}
+	s.closeErr = errors.Join(errs...)
+	return s.closeErr
+}
+
+// add records a started resource so that Close stops it.
+func (s *Services) add(p *part) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.parts = append(s.parts, p)
+}
