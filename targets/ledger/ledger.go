@@ -1,0 +1,144 @@
+// Package ledger is the Postgres ledger of the payment API: accounts, the
+// charges that really moved money, and the idempotency-key table that
+// Postgres-backed strategies use. It is the ground truth the checker reads.
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/idemchaos/idemchaos/targets/api"
+)
+
+// Errors that are business outcomes, not failures.
+var (
+	ErrInsufficientFunds = errors.New("ledger: insufficient funds")
+	ErrUnknownAccount    = errors.New("ledger: unknown account")
+)
+
+// Querier is what a charge needs: a pool, a connection or a transaction.
+type Querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// schema is idempotent: Migrate may run on every start.
+const schema = `
+CREATE TABLE IF NOT EXISTS accounts (
+	id       text PRIMARY KEY,
+	currency text NOT NULL,
+	opening  bigint NOT NULL,
+	balance  bigint NOT NULL
+);
+CREATE TABLE IF NOT EXISTS charges (
+	seq             bigserial PRIMARY KEY,
+	account         text NOT NULL REFERENCES accounts(id),
+	amount          bigint NOT NULL,
+	currency        text NOT NULL,
+	idempotency_key text,
+	attempt_id      text,
+	replica         int NOT NULL DEFAULT 0,
+	created_at      timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE TABLE IF NOT EXISTS idempotency_keys (
+	key             text PRIMARY KEY,
+	fingerprint     text NOT NULL,
+	response_status int NOT NULL,
+	response_body   bytea NOT NULL,
+	created_at      timestamptz NOT NULL DEFAULT clock_timestamp()
+);`
+
+// Migrate creates the ledger tables if they do not exist.
+func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	if _, err := pool.Exec(ctx, schema); err != nil {
+		return fmt.Errorf("migrate ledger: %w", err)
+	}
+	return nil
+}
+
+// Reset empties every ledger table and restarts the charge numbering.
+func Reset(ctx context.Context, pool *pgxpool.Pool) error {
+	const q = `TRUNCATE charges, idempotency_keys, accounts RESTART IDENTITY CASCADE`
+	if _, err := pool.Exec(ctx, q); err != nil {
+		return fmt.Errorf("reset ledger: %w", err)
+	}
+	return nil
+}
+
+// Open creates an account with an opening balance.
+func Open(ctx context.Context, q Querier, id, currency string, opening int64) error {
+	const sql = `INSERT INTO accounts (id, currency, opening, balance) VALUES ($1, $2, $3, $3)`
+	if _, err := q.Exec(ctx, sql, id, currency, opening); err != nil {
+		return fmt.Errorf("open account %s: %w", id, err)
+	}
+	return nil
+}
+
+// Debit is one charge to apply.
+type Debit struct {
+	Request   api.ChargeRequest
+	Key       string // empty: no idempotency key
+	AttemptID string
+	Replica   int
+}
+
+// Charge debits the account and records the charge row, on q. Run it inside a
+// transaction: the two statements must commit together. It returns
+// ErrInsufficientFunds or ErrUnknownAccount for business refusals.
+func Charge(ctx context.Context, q Querier, d Debit) (api.Charge, error) {
+	r := d.Request
+	var balance int64
+	err := q.QueryRow(ctx,
+		`UPDATE accounts SET balance = balance - $2 WHERE id = $1 AND currency = $3 AND balance >= $2 RETURNING balance`,
+		r.Account, r.Amount, r.Currency).Scan(&balance)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return api.Charge{}, refusal(ctx, q, r.Account)
+	}
+	if err != nil {
+		return api.Charge{}, fmt.Errorf("debit %s: %w", r.Account, err)
+	}
+	var seq int64
+	err = q.QueryRow(ctx,
+		`INSERT INTO charges (account, amount, currency, idempotency_key, attempt_id, replica)
+		 VALUES ($1, $2, $3, NULLIF($4, ''), NULLIF($5, ''), $6) RETURNING seq`,
+		r.Account, r.Amount, r.Currency, d.Key, d.AttemptID, d.Replica).Scan(&seq)
+	if err != nil {
+		return api.Charge{}, fmt.Errorf("record charge: %w", err)
+	}
+	return api.Charge{ID: ChargeID(seq), Account: r.Account, Amount: r.Amount,
+		Currency: r.Currency, Balance: balance}, nil
+}
+
+// refusal tells an unknown account from one without enough money.
+func refusal(ctx context.Context, q Querier, account string) error {
+	var n int
+	if err := q.QueryRow(ctx, `SELECT count(*) FROM accounts WHERE id = $1`, account).Scan(&n); err != nil {
+		return fmt.Errorf("look up account %s: %w", account, err)
+	}
+	if n == 0 {
+		return ErrUnknownAccount
+	}
+	return ErrInsufficientFunds
+}
+
+// ChargeID names the charge with ledger sequence number seq.
+func ChargeID(seq int64) string { return fmt.Sprintf("ch_%d", seq) }
+
+// Balance reads one account.
+func Balance(ctx context.Context, q Querier, id string) (api.Account, error) {
+	a := api.Account{ID: id}
+	err := q.QueryRow(ctx, `SELECT balance, currency FROM accounts WHERE id = $1`, id).Scan(&a.Balance, &a.Currency)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return a, ErrUnknownAccount
+	}
+	if err != nil {
+		return a, fmt.Errorf("read account %s: %w", id, err)
+	}
+	return a, nil
+}

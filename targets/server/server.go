@@ -1,0 +1,156 @@
+// Package server serves the payment API over HTTP for one replica: it parses
+// and validates requests, hands them to a strategy, and logs every attempt it
+// sees (with the harness's attempt id) so that hidden re-sends cannot escape
+// the history.
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/idemchaos/idemchaos/targets/api"
+	"github.com/idemchaos/idemchaos/targets/ledger"
+	"github.com/idemchaos/idemchaos/targets/strategy"
+)
+
+// maxBody bounds a request body.
+const maxBody = 64 << 10
+
+// handlerTimeout bounds the work of one request. The work is detached from
+// the client's connection: a payment server finishes what it started even if
+// the client hangs up, which is exactly what makes a lost response dangerous.
+const handlerTimeout = 15 * time.Second
+
+// Entry is one attempt as the server saw it.
+type Entry struct {
+	AttemptID string
+	Key       string
+	Replica   int
+	Start     time.Duration
+	End       time.Duration
+	Status    int
+	ChargeID  string
+	Replayed  bool
+}
+
+// Log collects entries from concurrent handlers.
+type Log struct {
+	mu      sync.Mutex
+	entries []Entry
+}
+
+func (l *Log) add(e Entry) {
+	l.mu.Lock()
+	l.entries = append(l.entries, e)
+	l.mu.Unlock()
+}
+
+// Entries returns a copy of what was logged so far.
+func (l *Log) Entries() []Entry {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]Entry(nil), l.entries...)
+}
+
+// Config wires one replica.
+type Config struct {
+	Replica  int
+	Strategy strategy.Strategy
+	Pool     *pgxpool.Pool // for GET /v1/accounts
+	// Since returns the time since the run's start; nil uses the server's start.
+	Since func() time.Duration
+	Log   *Log // nil: not logged
+}
+
+// New returns the replica's handler.
+func New(cfg Config) http.Handler {
+	if cfg.Since == nil {
+		t0 := time.Now()
+		cfg.Since = func() time.Duration { return time.Since(t0) }
+	}
+	if cfg.Log == nil {
+		cfg.Log = &Log{}
+	}
+	h := &handler{cfg: cfg}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST "+api.PathCharges, h.charge)
+	mux.HandleFunc("GET "+api.PathAccounts+"{id}", h.account)
+	return mux
+}
+
+type handler struct{ cfg Config }
+
+func (h *handler) charge(w http.ResponseWriter, req *http.Request) {
+	start := h.cfg.Since()
+	r, bad := h.parse(req)
+	resp := bad
+	if bad.Status == 0 {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(req.Context()), handlerTimeout)
+		resp = h.cfg.Strategy.Handle(ctx, r)
+		cancel()
+	}
+	h.write(w, resp)
+	h.cfg.Log.add(Entry{AttemptID: req.Header.Get(api.HeaderAttempt), Key: r.Key, Replica: h.cfg.Replica,
+		Start: start, End: h.cfg.Since(), Status: resp.Status, ChargeID: chargeID(resp), Replayed: resp.Replayed})
+}
+
+// parse reads the request; a non-zero Status in the second result is a 400.
+func (h *handler) parse(req *http.Request) (strategy.Request, strategy.Response) {
+	r := strategy.Request{Key: strings.TrimSpace(req.Header.Get(api.HeaderKey)),
+		AttemptID: req.Header.Get(api.HeaderAttempt), Replica: h.cfg.Replica}
+	body, err := io.ReadAll(io.LimitReader(req.Body, maxBody+1))
+	if err != nil || len(body) > maxBody {
+		return r, strategy.Failure(http.StatusBadRequest, api.CodeBadRequest, "unreadable or oversized body")
+	}
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r.Body); err != nil {
+		return r, strategy.Failure(http.StatusBadRequest, api.CodeBadRequest, "body: "+err.Error())
+	}
+	if err := r.Body.Validate(); err != nil {
+		return r, strategy.Failure(http.StatusBadRequest, api.CodeBadRequest, err.Error())
+	}
+	r.Fingerprint = r.Body.Fingerprint()
+	return r, strategy.Response{}
+}
+
+func (h *handler) write(w http.ResponseWriter, resp strategy.Response) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set(api.HeaderReplica, strconv.Itoa(h.cfg.Replica))
+	if resp.Replayed {
+		w.Header().Set(api.HeaderReplayed, "true")
+	}
+	w.WriteHeader(resp.Status)
+	_, _ = w.Write(resp.Body)
+}
+
+func (h *handler) account(w http.ResponseWriter, req *http.Request) {
+	a, err := ledger.Balance(req.Context(), h.cfg.Pool, req.PathValue("id"))
+	switch {
+	case errors.Is(err, ledger.ErrUnknownAccount):
+		h.write(w, strategy.Failure(http.StatusNotFound, api.CodeNotFound, "unknown account"))
+	case err != nil:
+		h.write(w, strategy.Failure(http.StatusServiceUnavailable, api.CodeStoreUnavailable, err.Error()))
+	default:
+		h.write(w, strategy.JSON(http.StatusOK, a))
+	}
+}
+
+// chargeID extracts the charge id of a 2xx answer.
+func chargeID(resp strategy.Response) string {
+	if resp.Status/100 != 2 {
+		return ""
+	}
+	var c api.Charge
+	_ = json.Unmarshal(resp.Body, &c)
+	return c.ID
+}

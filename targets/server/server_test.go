@@ -1,0 +1,192 @@
+package server_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/idemchaos/idemchaos/targets/api"
+	"github.com/idemchaos/idemchaos/targets/strategy"
+)
+
+var pay = api.ChargeRequest{Account: "acct-1", Amount: 1250, Currency: "EUR"}
+
+// idempotent are the strategies with a key layer.
+var idempotent = []string{"memory", "redis-getset", "redis-setnx", "pg-tx"}
+
+func TestChargeDebitsAndAnswers201(t *testing.T) {
+	for _, name := range strategy.Names() {
+		t.Run(name, func(t *testing.T) {
+			tg := newTarget(t, name, api.IETF)
+			a := tg.post(t, "k-1", "a1", pay)
+			if a.status != http.StatusCreated || a.charge.ID == "" || a.charge.Balance != 100_000-1250 {
+				t.Fatalf("got %d %s; want 201 with a charge and balance %d", a.status, a.raw, 100_000-1250)
+			}
+			if got := tg.log.Entries(); len(got) != 1 || got[0].AttemptID != "a1" || got[0].ChargeID != a.charge.ID {
+				t.Fatalf("server log %+v; want one entry for attempt a1 naming %s", got, a.charge.ID)
+			}
+		})
+	}
+}
+
+func TestRetryReplaysTheSameCharge(t *testing.T) {
+	for _, name := range idempotent {
+		t.Run(name, func(t *testing.T) {
+			tg := newTarget(t, name, api.IETF)
+			first := tg.post(t, "k-1", "a1", pay)
+			again := tg.post(t, "k-1", "a2", pay)
+			if again.status != first.status || again.raw != first.raw || !again.replayed {
+				t.Fatalf("replay got %d %q replayed=%v; want %d %q replayed", again.status, again.raw, again.replayed, first.status, first.raw)
+			}
+			if n := tg.charges(t); n != 1 {
+				t.Fatalf("%d charges; want 1", n)
+			}
+		})
+	}
+}
+
+func TestNoneChargesEveryRetry(t *testing.T) {
+	tg := newTarget(t, "none", api.IETF)
+	tg.post(t, "k-1", "a1", pay)
+	tg.post(t, "k-1", "a2", pay)
+	if n := tg.charges(t); n != 2 {
+		t.Fatalf("%d charges; want 2: none has no idempotency layer", n)
+	}
+}
+
+func TestMismatchRefusedPerProfile(t *testing.T) {
+	for _, p := range []api.Profile{api.IETF, api.Stripe} {
+		for _, name := range idempotent {
+			t.Run(p.Name+"/"+name, func(t *testing.T) {
+				tg := newTarget(t, name, p)
+				tg.post(t, "k-1", "a1", pay)
+				other := pay
+				other.Amount++
+				a := tg.post(t, "k-1", "a2", other)
+				if a.status != p.Mismatch || a.errBody.Code != api.CodeMismatch {
+					t.Fatalf("mismatch got %d %s; want %d %s", a.status, a.raw, p.Mismatch, api.CodeMismatch)
+				}
+				if n := tg.charges(t); n != 1 {
+					t.Fatalf("%d charges; want 1", n)
+				}
+			})
+		}
+	}
+}
+
+func TestMissingKeyPerProfile(t *testing.T) {
+	for _, name := range idempotent {
+		t.Run(name, func(t *testing.T) {
+			if a := newTarget(t, name, api.IETF).post(t, "", "a1", pay); a.status != http.StatusBadRequest {
+				t.Fatalf("ietf: got %d %s; want 400", a.status, a.raw)
+			}
+			if a := newTarget(t, name, api.Stripe).post(t, "", "a1", pay); a.status != http.StatusCreated {
+				t.Fatalf("stripe: got %d %s; want 201 (no key, no idempotency)", a.status, a.raw)
+			}
+		})
+	}
+}
+
+func TestInsufficientFundsIs402AndReplayed(t *testing.T) {
+	for _, name := range idempotent {
+		t.Run(name, func(t *testing.T) {
+			tg := newTarget(t, name, api.IETF)
+			big := api.ChargeRequest{Account: "poor", Amount: 51, Currency: "EUR"}
+			a := tg.post(t, "k-1", "a1", big)
+			if a.status != http.StatusPaymentRequired || a.errBody.Code != api.CodeInsufficientFunds {
+				t.Fatalf("got %d %s; want 402 insufficient_funds", a.status, a.raw)
+			}
+			if b := tg.post(t, "k-1", "a2", big); b.status != http.StatusPaymentRequired || b.raw != a.raw {
+				t.Fatalf("retry got %d %s; want the stored 402", b.status, b.raw)
+			}
+			if n := tg.charges(t); n != 0 {
+				t.Fatalf("%d charges; want 0", n)
+			}
+		})
+	}
+}
+
+func TestBadBodyIs400(t *testing.T) {
+	tg := newTarget(t, "pg-tx", api.IETF)
+	for _, bad := range []api.ChargeRequest{{Account: "", Amount: 1, Currency: "EUR"}, {Account: "a", Amount: 0, Currency: "EUR"}, {Account: "a", Amount: 1, Currency: "E"}} {
+		if a := tg.post(t, "k", "a", bad); a.status != http.StatusBadRequest || a.errBody.Code != api.CodeBadRequest {
+			t.Errorf("%+v: got %d %s; want 400 invalid_request", bad, a.status, a.raw)
+		}
+	}
+}
+
+func TestAccountEndpoint(t *testing.T) {
+	tg := newTarget(t, "pg-tx", api.IETF)
+	tg.post(t, "k-1", "a1", pay)
+	resp, err := http.Get(tg.url + api.PathAccounts + "acct-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"balance":98750`) {
+		t.Fatalf("got %d %s; want 200 with balance 98750", resp.StatusCode, body)
+	}
+	if r2, _ := http.Get(tg.url + api.PathAccounts + "nobody"); r2.StatusCode != http.StatusNotFound {
+		t.Fatalf("unknown account: got %d; want 404", r2.StatusCode)
+	}
+}
+
+// TestPgTxAnswers409WithoutBlocking holds the key's claim in an open
+// transaction: a duplicate must get 409 at once, not wait for it.
+func TestPgTxAnswers409WithoutBlocking(t *testing.T) {
+	tg := newTarget(t, "pg-tx", api.IETF)
+	ctx := context.Background()
+	tx, err := tg.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('k-1', 0))`); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	a := tg.post(t, "k-1", "a1", pay)
+	if a.status != http.StatusConflict || a.errBody.Code != api.CodeInFlight {
+		t.Fatalf("got %d %s; want 409 in flight", a.status, a.raw)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Fatalf("409 took %s; it must not wait for the holder", took)
+	}
+}
+
+// TestBlockingInsertWaits shows why pg-tx needs a non-blocking claim: a plain
+// INSERT ... ON CONFLICT DO NOTHING on a key another open transaction inserted
+// waits for that transaction (here until lock_timeout fires).
+func TestBlockingInsertWaits(t *testing.T) {
+	tg := newTarget(t, "pg-tx", api.IETF)
+	ctx := context.Background()
+	holder, err := tg.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Rollback(ctx)
+	insert := `INSERT INTO idempotency_keys (key, fingerprint, response_status, response_body) VALUES ('k-1', 'f', 0, '') ON CONFLICT DO NOTHING`
+	if _, err := holder.Exec(ctx, insert); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	err = pgx.BeginFunc(ctx, tg.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '300ms'`); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, insert)
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), "lock timeout") {
+		t.Fatalf("second insert: err %v; want a lock timeout", err)
+	}
+	if took := time.Since(start); took < 250*time.Millisecond {
+		t.Fatalf("second insert returned after %s; want it to wait for the holder", took)
+	}
+}

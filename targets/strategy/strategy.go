@@ -1,0 +1,206 @@
+// Package strategy holds the idempotency layers under test: each Strategy
+// decides, for one POST /v1/charges, whether to run the charge, replay a stored
+// response or refuse. The flawed ones are flawed on purpose, as teams really
+// ship them; the correct ones must survive every scenario.
+//
+// A strategy owns its transaction and lock boundaries (as pgx.BeginTxFunc
+// does) and calls back into the ledger for the money movement.
+package strategy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/idemchaos/idemchaos/targets/api"
+	"github.com/idemchaos/idemchaos/targets/ledger"
+)
+
+// Request is one charge attempt as the server parsed it.
+type Request struct {
+	Key         string // empty: the client sent no key
+	AttemptID   string
+	Body        api.ChargeRequest
+	Fingerprint string // api.ChargeRequest.Fingerprint of Body
+	Replica     int
+}
+
+// Response is what the server answers, and what a strategy may store.
+type Response struct {
+	Status   int    `json:"status"`
+	Body     []byte `json:"body"`
+	Replayed bool   `json:"-"`
+}
+
+// Strategy is an idempotency layer.
+type Strategy interface {
+	// Handle answers one request; it never returns an error: failures are 5xx.
+	Handle(ctx context.Context, r Request) Response
+}
+
+// Deps are the stores a strategy may use. Pool is always set; Redis is set for
+// strategies that declare it.
+type Deps struct {
+	Pool    *pgxpool.Pool
+	Redis   *redis.Client
+	Prefix  string // Redis key prefix, isolating one run from another
+	Profile api.Profile
+	// ClaimTTL bounds an in-flight claim in Redis (default 5s).
+	ClaimTTL time.Duration
+	// KeyTTL is how long a completed key is kept (default 24h).
+	KeyTTL time.Duration
+}
+
+func (d Deps) withDefaults() Deps {
+	if d.ClaimTTL <= 0 {
+		d.ClaimTTL = 5 * time.Second
+	}
+	if d.KeyTTL <= 0 {
+		d.KeyTTL = 24 * time.Hour
+	}
+	return d
+}
+
+// Info describes a strategy for `idemchaos list` and the reports.
+type Info struct {
+	Name      string `json:"name"`
+	Mechanism string `json:"mechanism"`
+	Flaw      string `json:"flaw"` // empty for a correct design
+	Redis     bool   `json:"redis"`
+	new       func(Deps) Strategy
+}
+
+var catalog = []Info{
+	{Name: "none", Mechanism: "no idempotency layer", Flaw: "every retry charges again", new: newNone},
+	{Name: "memory", Mechanism: "per-replica in-process map: claim, fingerprint, stored response",
+		Flaw: "state is per process: a retry on another replica charges again", new: newMemory},
+	{Name: "redis-getset", Mechanism: "GET key; if absent charge in Postgres, then SET the response",
+		Flaw: "check-then-act race: concurrent duplicates all see the key absent", Redis: true, new: newRedisGetSet},
+	{Name: "redis-setnx", Mechanism: "SET NX EX claim, charge in Postgres, SET the response, DEL on error",
+		Flaw: "two systems: a lost response write or an expired claim lets a retry charge again", Redis: true, new: newRedisSetNX},
+	{Name: "pg-tx", Mechanism: "one Postgres transaction: non-blocking claim, INSERT key, charge, store response; fingerprint checked",
+		new: newPgTx},
+}
+
+// Catalog lists the built-in strategies in a stable order.
+func Catalog() []Info {
+	return append([]Info(nil), catalog...)
+}
+
+// Names lists the strategy names in catalog order.
+func Names() []string {
+	names := make([]string, len(catalog))
+	for i, s := range catalog {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// Lookup returns the description of a strategy.
+func Lookup(name string) (Info, error) {
+	for _, s := range catalog {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	return Info{}, fmt.Errorf("unknown strategy %q (known: %v)", name, Names())
+}
+
+// New builds the named strategy on deps.
+func New(name string, deps Deps) (Strategy, error) {
+	info, err := Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	if info.Redis && deps.Redis == nil {
+		return nil, fmt.Errorf("strategy %s needs Redis", name)
+	}
+	if deps.Pool == nil {
+		return nil, errors.New("strategy needs a Postgres pool")
+	}
+	return info.new(deps.withDefaults()), nil
+}
+
+// charge runs the business logic on q and turns its outcome into a response:
+// 201 with the charge, 402/404 for business refusals. An error means the
+// outcome is a failure (5xx) and nothing must be stored.
+func charge(ctx context.Context, q ledger.Querier, r Request) (Response, error) {
+	c, err := ledger.Charge(ctx, q, ledger.Debit{Request: r.Body, Key: r.Key, AttemptID: r.AttemptID, Replica: r.Replica})
+	switch {
+	case errors.Is(err, ledger.ErrInsufficientFunds):
+		return Failure(http.StatusPaymentRequired, api.CodeInsufficientFunds, "insufficient funds"), nil
+	case errors.Is(err, ledger.ErrUnknownAccount):
+		return Failure(http.StatusNotFound, api.CodeNotFound, "unknown account "+r.Body.Account), nil
+	case err != nil:
+		return Response{}, err
+	}
+	return JSON(http.StatusCreated, c), nil
+}
+
+// chargeTx runs charge in its own transaction.
+func chargeTx(ctx context.Context, pool *pgxpool.Pool, r Request) (Response, error) {
+	var resp Response
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		var err error
+		resp, err = charge(ctx, tx, r)
+		return err
+	})
+	return resp, err
+}
+
+// JSON builds a response with a JSON body.
+func JSON(status int, v any) Response {
+	b, _ := json.Marshal(v) // only api types are encoded here
+	return Response{Status: status, Body: b}
+}
+
+// Failure builds an error response.
+func Failure(status int, code, msg string) Response {
+	return JSON(status, api.Error{Code: code, Message: msg})
+}
+
+// unavailable is the answer when a store failed.
+func unavailable(err error) Response {
+	return Failure(http.StatusServiceUnavailable, api.CodeStoreUnavailable, err.Error())
+}
+
+// noKey answers a POST without a key: the profile's refusal, or a plain
+// charge without idempotency when the profile allows it.
+func noKey(ctx context.Context, d Deps, r Request) Response {
+	if d.Profile.MissingKey == 0 {
+		return runCharge(ctx, d, r)
+	}
+	return Failure(d.Profile.MissingKey, api.CodeMissingKey, "the Idempotency-Key header is required")
+}
+
+// runCharge charges in its own Postgres transaction; failures become 503.
+func runCharge(ctx context.Context, d Deps, r Request) Response {
+	resp, err := chargeTx(ctx, d.Pool, r)
+	if err != nil {
+		return unavailable(err)
+	}
+	return resp
+}
+
+func inFlight(p api.Profile) Response {
+	return Failure(p.InFlight, api.CodeInFlight, "a request with this key is in flight; retry later")
+}
+
+func mismatch(p api.Profile) Response {
+	return Failure(p.Mismatch, api.CodeMismatch, "this key was used with another request body")
+}
+
+func replay(r Response) Response {
+	r.Replayed = true
+	return r
+}
+
+// cacheable reports whether a response is a final answer worth storing: never a 5xx.
+func cacheable(r Response) bool { return r.Status < 500 }
