@@ -1,0 +1,162 @@
+// Package client is the simulated payment client: it performs a plan's
+// operations with retries, routes each try as the plan says, and records every
+// attempt it puts on the wire.
+//
+// Go's http.Transport silently re-sends a POST that carries an
+// Idempotency-Key when a reused connection fails. This client makes such
+// hidden attempts impossible or visible: connections are not reused unless
+// asked, a request's body cannot be rewound by the transport, and every
+// attempt carries an id the server logs, so a re-send shows up as the same id
+// twice on the server.
+package client
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/idemchaos/idemchaos/sim/history"
+	"github.com/idemchaos/idemchaos/sim/workload"
+)
+
+// Routes returns the base URL ("http://host:port") that a try with the given
+// replica and fault must use.
+type Routes func(replica int, fault string) (string, error)
+
+// Config configures a Client.
+type Config struct {
+	Routes Routes
+	Policy Policy
+	// Reuse keeps connections alive between attempts (default: one connection
+	// per attempt, so every attempt meets the faults planned for it alone).
+	Reuse bool
+	// Seed seeds the per-op jitter streams.
+	Seed uint64
+	// Since returns the time since the run's start.
+	Since func() time.Duration
+}
+
+// Client runs plans.
+type Client struct {
+	cfg  Config
+	http *http.Client
+}
+
+// New builds a client.
+func New(cfg Config) *Client {
+	cfg.Policy = cfg.Policy.withDefaults()
+	if cfg.Since == nil {
+		t0 := time.Now()
+		cfg.Since = func() time.Duration { return time.Since(t0) }
+	}
+	tr := &http.Transport{
+		Proxy:               nil, // loopback only, never an environment proxy
+		DialContext:         (&net.Dialer{Timeout: 2 * time.Second}).DialContext,
+		DisableKeepAlives:   !cfg.Reuse,
+		MaxIdleConnsPerHost: 256,
+		IdleConnTimeout:     30 * time.Second,
+		DisableCompression:  true,
+	}
+	return &Client{cfg: cfg, http: &http.Client{Transport: tr}}
+}
+
+// Close releases idle connections.
+func (c *Client) Close() { c.http.CloseIdleConnections() }
+
+// Run performs every op of plan and returns the attempts in call order. It
+// returns when all ops are done or ctx ends.
+func (c *Client) Run(ctx context.Context, plan workload.Plan) []history.Attempt {
+	rec := &recorder{}
+	done := make([]chan struct{}, len(plan.Ops))
+	for i := range done {
+		done[i] = make(chan struct{})
+	}
+	gates := newBarriers(plan.Ops)
+	var wg sync.WaitGroup
+	for _, op := range plan.Ops {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer close(done[op.ID])
+			if op.After >= 0 && !wait(ctx, done[op.After]) {
+				return
+			}
+			if !gates.pass(ctx, op.Group) {
+				return
+			}
+			c.runOp(ctx, op, rec)
+		}()
+	}
+	wg.Wait()
+	return rec.sorted()
+}
+
+func wait(ctx context.Context, ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// runOp performs the tries of one op until one is final.
+func (c *Client) runOp(ctx context.Context, op workload.Op, rec *recorder) {
+	rng := workloadStream(c.cfg.Seed, op.ID)
+	for try := 1; try <= op.MaxTries; try++ {
+		a := c.send(ctx, op, try)
+		rec.add(a)
+		if !retryable(a) || try == op.MaxTries {
+			return
+		}
+		t := time.NewTimer(c.cfg.Policy.Delay(try+1, rng))
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return
+		}
+	}
+}
+
+// retryable: an unknown outcome, a request never sent, or a 409 (in flight).
+func retryable(a history.Attempt) bool {
+	switch a.Outcome {
+	case history.Indeterminate, history.NotSent:
+		return a.Err != errAborted
+	case history.Rejected:
+		return a.Status == http.StatusConflict
+	}
+	return false
+}
+
+// AttemptID names try n of op.
+func AttemptID(op, try int) string { return fmt.Sprintf("o%d-t%d", op, try) }
+
+type recorder struct {
+	mu       sync.Mutex
+	attempts []history.Attempt
+}
+
+func (r *recorder) add(a history.Attempt) {
+	r.mu.Lock()
+	r.attempts = append(r.attempts, a)
+	r.mu.Unlock()
+}
+
+func (r *recorder) sorted() []history.Attempt {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := append([]history.Attempt(nil), r.attempts...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Call != out[j].Call {
+			return out[i].Call < out[j].Call
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}

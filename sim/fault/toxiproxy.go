@@ -1,0 +1,121 @@
+// Package fault places network faults between the simulated clients and the
+// target, and (later) between the target and its stores, through Toxiproxy.
+//
+// Toxiproxy decides toxicity per TCP connection with an RNG that cannot be
+// seeded, so this package never relies on it: every toxic has toxicity 1 and
+// the harness decides per request, from the run's seed, which path a request
+// takes (a clean link or a faulty one). The same code drives the embedded
+// server and an external one (--toxiproxy-url).
+package fault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	toxiproxy "github.com/Shopify/toxiproxy/v2"
+	toxiclient "github.com/Shopify/toxiproxy/v2/client"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
+)
+
+// Toxiproxy is a handle on a Toxiproxy API, embedded or external.
+type Toxiproxy struct {
+	URL    string
+	client *toxiclient.Client
+	srv    *toxiproxy.ApiServer // nil when external
+	api    *http.Server         // nil when external
+}
+
+// Embedded starts an in-process Toxiproxy whose API listens on a free
+// loopback port.
+func Embedded() (*Toxiproxy, error) {
+	srv := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("toxiproxy api: %w", err)
+	}
+	api := &http.Server{Handler: srv.Routes(), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = api.Serve(ln) }()
+	url := "http://" + ln.Addr().String()
+	return &Toxiproxy{URL: url, client: toxiclient.NewClient(url), srv: srv, api: api}, nil
+}
+
+// External connects to a running Toxiproxy API at url and checks it answers.
+func External(url string) (*Toxiproxy, error) {
+	t := &Toxiproxy{URL: url, client: toxiclient.NewClient(url)}
+	if _, err := t.client.Version(); err != nil {
+		return nil, fmt.Errorf("toxiproxy at %s does not answer: %w", url, err)
+	}
+	return t, nil
+}
+
+// Close stops an embedded Toxiproxy and every proxy it holds. For an external
+// one it does nothing: links are deleted by their owners.
+func (t *Toxiproxy) Close() error {
+	if t.srv == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	t.srv.Collection.Clear()
+	return errors.Join(t.api.Shutdown(ctx), t.srv.Shutdown())
+}
+
+// Link is one proxy: clients (or a target) dial Listen instead of the upstream.
+type Link struct {
+	Name   string
+	Listen string // host:port
+	proxy  *toxiclient.Proxy
+}
+
+// Link creates a proxy named name, listening on a free loopback port, in
+// front of upstream (host:port).
+func (t *Toxiproxy) Link(name, upstream string) (*Link, error) {
+	p, err := t.client.CreateProxy(name, "127.0.0.1:0", upstream)
+	if err != nil {
+		return nil, fmt.Errorf("create proxy %s: %w", name, err)
+	}
+	return &Link{Name: name, Listen: p.Listen, proxy: p}, nil
+}
+
+// Close deletes the proxy, closing its connections.
+func (l *Link) Close() error {
+	if err := l.proxy.Delete(); err != nil {
+		return fmt.Errorf("delete proxy %s: %w", l.Name, err)
+	}
+	return nil
+}
+
+// Toxic names a fault kind.
+type Toxic string
+
+// DropResponse swallows everything the target sends back: the request reaches
+// the server and commits, the client never learns the outcome.
+const DropResponse Toxic = "drop-response"
+
+// Inject adds the toxic to the link with toxicity 1 (0 would mean never).
+func (l *Link) Inject(t Toxic) error {
+	var err error
+	switch t {
+	case DropResponse:
+		_, err = l.proxy.AddToxic(string(t), "timeout", "downstream", 1.0, toxiclient.Attributes{"timeout": 0})
+	default:
+		return fmt.Errorf("unknown toxic %q", t)
+	}
+	if err != nil {
+		return fmt.Errorf("add %s to %s: %w", t, l.Name, err)
+	}
+	return nil
+}
+
+// Heal removes the toxic from the link.
+func (l *Link) Heal(t Toxic) error {
+	if err := l.proxy.RemoveToxic(string(t)); err != nil {
+		return fmt.Errorf("remove %s from %s: %w", t, l.Name, err)
+	}
+	return nil
+}

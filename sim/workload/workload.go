@@ -1,0 +1,123 @@
+// Package workload is the plan of a run: the accounts to open and the logical
+// operations the simulated clients perform, each with the route and the fault
+// of every try. A plan is pure data, generated from the run's seed before
+// anything executes, so the same seed gives the same plan and fault schedule.
+package workload
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// MaxOps bounds a plan: every load loop of the harness is bounded in count.
+const MaxOps = 5000
+
+// Account is an account opened before the run.
+type Account struct {
+	ID       string `json:"id"`
+	Currency string `json:"currency"`
+	Opening  int64  `json:"opening"`
+}
+
+// Try is the route and fault of one try of an operation.
+type Try struct {
+	Replica int    `json:"replica"`
+	Fault   string `json:"fault,omitempty"`
+}
+
+// Op is one logical payment the client wants made exactly once.
+type Op struct {
+	ID       int    `json:"id"`
+	Key      string `json:"key,omitempty"` // empty: sent without a key
+	Account  string `json:"account"`
+	Amount   int64  `json:"amount"`
+	Currency string `json:"currency"`
+	// Group releases every op of the same group together through a barrier; -1: none.
+	Group int `json:"group"`
+	// After delays the op until op After has finished; -1: none.
+	After int `json:"after"`
+	// MaxTries bounds the tries; Tries plans the first ones.
+	MaxTries int   `json:"max_tries"`
+	Tries    []Try `json:"tries,omitempty"`
+}
+
+// TryAt returns the plan of try n (1-based). Tries past the planned ones go
+// to the last planned replica, without a fault.
+func (o Op) TryAt(n int) Try {
+	switch {
+	case len(o.Tries) == 0:
+		return Try{}
+	case n <= len(o.Tries):
+		return o.Tries[n-1]
+	}
+	return Try{Replica: o.Tries[len(o.Tries)-1].Replica}
+}
+
+// Plan is everything a run will do.
+type Plan struct {
+	Accounts []Account `json:"accounts"`
+	Ops      []Op      `json:"ops"`
+}
+
+// Fault is one entry of the fault schedule.
+type Fault struct {
+	Op    int    `json:"op"`
+	Try   int    `json:"try"`
+	Fault string `json:"fault"`
+}
+
+// Faults lists the faults the plan places, in op and try order.
+func (p Plan) Faults() []Fault {
+	var out []Fault
+	for _, o := range p.Ops {
+		for i, t := range o.Tries {
+			if t.Fault != "" && i < o.MaxTries {
+				out = append(out, Fault{Op: o.ID, Try: i + 1, Fault: t.Fault})
+			}
+		}
+	}
+	return out
+}
+
+// Validate checks the plan is well formed and bounded.
+func (p Plan) Validate() error {
+	if len(p.Ops) == 0 || len(p.Ops) > MaxOps {
+		return fmt.Errorf("plan has %d operations; want 1 to %d", len(p.Ops), MaxOps)
+	}
+	for i, o := range p.Ops {
+		switch {
+		case o.ID != i:
+			return fmt.Errorf("op %d has id %d", i, o.ID)
+		case o.MaxTries < 1 || o.MaxTries > 20:
+			return fmt.Errorf("op %d: max tries %d not in 1..20", i, o.MaxTries)
+		case o.After >= i:
+			return fmt.Errorf("op %d waits for a later op %d", i, o.After)
+		}
+	}
+	return nil
+}
+
+// NewKey draws a UUIDv4 idempotency key from rng.
+func NewKey(rng *rand.Rand) string {
+	var b [16]byte
+	for i := 0; i < 16; i += 8 {
+		v := rng.Uint64()
+		for j := 0; j < 8; j++ {
+			b[i+j] = byte(v >> (8 * j))
+		}
+	}
+	b[6] = b[6]&0x0f | 0x40 // version 4
+	b[8] = b[8]&0x3f | 0x80 // RFC 4122 variant
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// Seeded derives an independent random stream for component name from the
+// run's root seed: adding a component never changes another one's stream.
+func Seeded(seed uint64, name string) *rand.Rand {
+	var h uint64 = 14695981039346656037 // FNV-1a
+	for i := 0; i < len(name); i++ {
+		h ^= uint64(name[i])
+		h *= 1099511628211
+	}
+	return rand.New(rand.NewPCG(seed, h))
+}

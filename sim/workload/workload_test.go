@@ -1,0 +1,70 @@
+package workload_test
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/idemchaos/idemchaos/sim/workload"
+)
+
+var uuidV4 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+
+func TestNewKeyIsUUIDv4AndSeeded(t *testing.T) {
+	a, b := workload.Seeded(7, "plan"), workload.Seeded(7, "plan")
+	seen := map[string]bool{}
+	for i := 0; i < 1000; i++ {
+		k := workload.NewKey(a)
+		if !uuidV4.MatchString(k) {
+			t.Fatalf("key %q is not a UUIDv4", k)
+		}
+		if k2 := workload.NewKey(b); k2 != k {
+			t.Fatalf("same seed gave %q and %q", k, k2)
+		}
+		if seen[k] {
+			t.Fatalf("key %q drawn twice", k)
+		}
+		seen[k] = true
+	}
+}
+
+func TestSeededStreamsAreIndependent(t *testing.T) {
+	if workload.Seeded(1, "plan").Uint64() == workload.Seeded(1, "faults").Uint64() {
+		t.Fatal("two components got the same stream")
+	}
+	if workload.Seeded(1, "plan").Uint64() == workload.Seeded(2, "plan").Uint64() {
+		t.Fatal("two seeds got the same stream")
+	}
+}
+
+func TestTryAtAndFaults(t *testing.T) {
+	op := workload.Op{ID: 0, MaxTries: 4, Group: -1, After: -1,
+		Tries: []workload.Try{{Replica: 1, Fault: "drop-response"}, {Replica: 2}}}
+	if got := op.TryAt(1); got.Fault != "drop-response" || got.Replica != 1 {
+		t.Fatalf("try 1: %+v", got)
+	}
+	if got := op.TryAt(4); got.Fault != "" || got.Replica != 2 {
+		t.Fatalf("try 4: %+v; want the last replica and no fault", got)
+	}
+	plan := workload.Plan{Ops: []workload.Op{op}}
+	if f := plan.Faults(); len(f) != 1 || f[0] != (workload.Fault{Op: 0, Try: 1, Fault: "drop-response"}) {
+		t.Fatalf("faults %+v", f)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	ok := workload.Op{ID: 0, MaxTries: 1, Group: -1, After: -1}
+	cases := map[string]workload.Plan{
+		"empty":       {},
+		"bad id":      {Ops: []workload.Op{{ID: 3, MaxTries: 1, After: -1}}},
+		"no tries":    {Ops: []workload.Op{{ID: 0, MaxTries: 0, After: -1}}},
+		"waits ahead": {Ops: []workload.Op{{ID: 0, MaxTries: 1, After: 0}}},
+	}
+	for name, p := range cases {
+		if p.Validate() == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	if err := (workload.Plan{Ops: []workload.Op{ok}}).Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
