@@ -1,0 +1,112 @@
+package check
+
+import (
+	"fmt"
+
+	"github.com/idemchaos/idemchaos/sim/history"
+)
+
+// lostAck checks that an acked attempt names exactly one ledger row with its
+// account and amount; a replay carrying the key's reference fingerprint is
+// checked against the reference attempt's account and amount instead. ref is
+// nil for attempts sent without a key; chs are the key's charges.
+func (c *checker) lostAck(key string, a, ref *history.Attempt, chs []*history.Charge) {
+	if a.Outcome != history.Acked {
+		return
+	}
+	if a.ChargeID == "" {
+		c.addLostAck(key, a, nil, fmt.Sprintf("%s was acked with %d for %s but the 2xx carried no charge id",
+			who(key, a), a.Status, payload(a)))
+		return
+	}
+	row := c.row(a.ChargeID, chs)
+	switch {
+	case row.n == 0:
+		c.addLostAck(key, a, nil, fmt.Sprintf("%s was acked with %d for %s naming charge %s, which the ledger does not hold",
+			who(key, a), a.Status, payload(a), a.ChargeID))
+	case row.n > 1:
+		c.addLostAck(key, a, nil, fmt.Sprintf("%s was acked naming charge %s, which the ledger holds %d times",
+			who(key, a), a.ChargeID, row.n))
+	case ref != nil && a != ref && a.Fingerprint == ref.Fingerprint:
+		if row.c.Amount != ref.Amount || row.c.Account != ref.Account {
+			c.addLostAck(key, a, ref, fmt.Sprintf("%s replayed charge %s, a ledger row of %d on account %s, but the key's original request (attempt %s) asked %s",
+				who(key, a), a.ChargeID, row.c.Amount, row.c.Account, ref.ID, payload(ref)))
+		}
+	default:
+		if row.c.Amount != a.Amount || row.c.Account != a.Account {
+			c.addLostAck(key, a, nil, fmt.Sprintf("%s was acked for %s but ledger charge %s is %d on account %s",
+				who(key, a), payload(a), a.ChargeID, row.c.Amount, row.c.Account))
+		}
+	}
+}
+
+// addLostAck records a lost_ack finding for a; ref, if not nil, is the
+// key's original request it was compared with.
+func (c *checker) addLostAck(key string, a, ref *history.Attempt, detail string) {
+	f := Finding{Anomaly: LostAck, Key: key, Account: a.Account, Money: a.Amount,
+		Attempts: []string{a.ID}, Charges: appendUnique(nil, a.ChargeID), Detail: detail}
+	if ref != nil {
+		f.Attempts = append(f.Attempts, ref.ID)
+	}
+	c.add(rankLostAck, 1, f)
+}
+
+// replayMismatch checks that a 2xx carrying the key's reference fingerprint
+// repeats the charge id and body of the key's first such 2xx (first; nil
+// when a is that first one or is not such a 2xx).
+func (c *checker) replayMismatch(key string, a, first *history.Attempt) {
+	if first == nil {
+		return
+	}
+	sameCharge, sameBody := a.ChargeID == first.ChargeID, a.Body == first.Body
+	if sameCharge && sameBody {
+		return
+	}
+	f := Finding{Anomaly: ReplayMismatch, Key: key, Account: a.Account, Attempts: []string{a.ID, first.ID}}
+	f.Charges = appendUnique(appendUnique(nil, a.ChargeID), first.ChargeID)
+	switch {
+	case !sameCharge && !sameBody:
+		f.Detail = fmt.Sprintf("%s got %s and another body, where the key's first 2xx (attempt %s) got %s",
+			who(key, a), chargeLabel(a.ChargeID), first.ID, chargeLabel(first.ChargeID))
+	case !sameCharge:
+		f.Detail = fmt.Sprintf("%s got %s, where the key's first 2xx (attempt %s) got %s",
+			who(key, a), chargeLabel(a.ChargeID), first.ID, chargeLabel(first.ChargeID))
+	default:
+		f.Detail = fmt.Sprintf("%s got %s with another body than the key's first 2xx (attempt %s)",
+			who(key, a), chargeLabel(a.ChargeID), first.ID)
+	}
+	c.add(rankReplayMismatch, 1, f)
+}
+
+// mismatchExecuted checks that an attempt whose fingerprint differs from the
+// key's reference was neither acked nor charged.
+func (c *checker) mismatchExecuted(key string, a, ref *history.Attempt) {
+	charged := c.chargesOf(a.ID)
+	acked := a.Outcome == history.Acked
+	if !acked && len(charged) == 0 {
+		return
+	}
+	f := Finding{Anomaly: MismatchExecuted, Key: key, Account: a.Account, Attempts: []string{a.ID, ref.ID}}
+	ids := make([]string, 0, len(charged))
+	for _, ch := range charged {
+		f.Money += ch.Amount
+		ids = append(ids, ch.ID)
+		f.Charges = appendUnique(f.Charges, ch.ID)
+	}
+	var what string
+	switch {
+	case acked && len(charged) > 0:
+		what = fmt.Sprintf("was acked with %d (%s) and charged %s; %d moved",
+			a.Status, chargeLabel(a.ChargeID), list(ids), f.Money)
+	case acked:
+		what = fmt.Sprintf("was acked with %d (%s)", a.Status, chargeLabel(a.ChargeID))
+	default:
+		what = fmt.Sprintf("was charged %s though not acked; %d moved", list(ids), f.Money)
+	}
+	if acked {
+		f.Charges = appendUnique(f.Charges, a.ChargeID)
+	}
+	f.Detail = fmt.Sprintf("%s reused the key with another payload (%s) and %s",
+		who(key, a), payloadVersus(a, ref), what)
+	c.add(rankMismatchExecuted, 1, f)
+}

@@ -1,0 +1,322 @@
+package check
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/idemchaos/idemchaos/sim/history"
+	"github.com/idemchaos/idemchaos/targets/api"
+)
+
+// checker holds the indexes built once per Run and the findings gathered.
+type checker struct {
+	profile api.Profile
+
+	// keys holds every distinct key (of attempts and charges), sorted.
+	keys []string
+	// atts holds every attempt, grouped by key in the order of keys, each
+	// group in canonical order (compareAttempts); key i's attempts are
+	// atts[attAt[i]:attAt[i+1]].
+	atts  []*history.Attempt
+	attAt []int32
+	// chs holds every charge grouped likewise, each group sorted by account
+	// then seq, so that each (account, key) group is contiguous; key i's
+	// charges are chs[chAt[i]:chAt[i+1]].
+	chs  []*history.Charge
+	chAt []int32
+	// byAttempt indexes the ledger by AttemptID: the first charge naming an
+	// attempt, and next[i] the following one after ledger[i] (-1: none).
+	// Built lazily, on the first payload mismatch.
+	byAttempt map[string]int32
+	next      []int32
+	ledger    []history.Charge
+	// rows indexes the ledger by charge id; dups holds the ids held by
+	// more than one row.
+	rows map[string]chargeRow
+	dups map[string]struct{}
+	// byID indexes attempts by id; built lazily, only if a charge names an
+	// attempt outside its own key.
+	byID     map[string]*history.Attempt
+	accounts []history.Account
+
+	scratch keyScratch
+
+	counts      [numAnomalies]int
+	findings    [numAnomalies][]Finding
+	overcharged int64
+}
+
+// chargeRow is a ledger row and how many rows carry its id.
+type chargeRow struct {
+	c *history.Charge
+	n int
+}
+
+func newChecker(in Input) *checker {
+	c := &checker{profile: in.Profile, ledger: in.Ledger.Charges}
+	c.group(in.History.Attempts, in.Ledger.Charges)
+
+	c.rows = make(map[string]chargeRow, len(c.chs))
+	for _, ch := range c.chs { // grouped and sorted, so the first row of a duplicated id is stable
+		r, ok := c.rows[ch.ID]
+		if !ok {
+			r.c = ch
+		} else if c.dups == nil {
+			c.dups = map[string]struct{}{ch.ID: {}}
+		} else {
+			c.dups[ch.ID] = struct{}{}
+		}
+		r.n++
+		c.rows[ch.ID] = r
+	}
+
+	c.accounts = slices.Clone(in.Ledger.Accounts)
+	slices.SortFunc(c.accounts, func(a, b history.Account) int {
+		return cmp.Or(strings.Compare(a.ID, b.ID), cmp.Compare(a.Opening, b.Opening), cmp.Compare(a.Balance, b.Balance))
+	})
+	return c
+}
+
+// group fills keys, atts, attAt, chs and chAt: it hashes attempts and
+// charges into one group per key, sorts the distinct keys only, places the
+// groups in that order (counting sort), then sorts each small group.
+func (c *checker) group(atts []history.Attempt, chs []history.Charge) {
+	ids := make(map[string]int32, len(chs)+len(atts)/8)
+	var keys []string
+	idOf := func(k string) int32 {
+		id, ok := ids[k]
+		if !ok {
+			id = int32(len(keys))
+			keys = append(keys, k)
+			ids[k] = id
+		}
+		return id
+	}
+	attG := make([]int32, len(atts))
+	for i := range atts {
+		attG[i] = idOf(atts[i].Key)
+	}
+	chG := make([]int32, len(chs))
+	for i := range chs {
+		chG[i] = idOf(chs[i].Key)
+	}
+
+	order := make([]int32, len(keys))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(keys[a], keys[b]) })
+	rank := make([]int32, len(keys))
+	c.keys = make([]string, len(keys))
+	for r, id := range order {
+		rank[id] = int32(r)
+		c.keys[r] = keys[id]
+	}
+
+	c.atts, c.attAt = place(atts, attG, rank)
+	c.chs, c.chAt = place(chs, chG, rank)
+	for r := range c.keys {
+		slices.SortFunc(c.atts[c.attAt[r]:c.attAt[r+1]], compareAttempts)
+		slices.SortFunc(c.chs[c.chAt[r]:c.chAt[r+1]], compareCharges)
+	}
+}
+
+// place lays pointers to items out by the rank of their group: the items of
+// rank r end up in out[at[r]:at[r+1]], in input order.
+func place[T any](items []T, group, rank []int32) (out []*T, at []int32) {
+	at = make([]int32, len(rank)+1)
+	for _, g := range group {
+		at[rank[g]+1]++
+	}
+	for r := 1; r < len(at); r++ {
+		at[r] += at[r-1]
+	}
+	next := slices.Clone(at[:len(rank)])
+	out = make([]*T, len(items))
+	for i, g := range group {
+		r := rank[g]
+		out[next[r]] = &items[i]
+		next[r]++
+	}
+	return out, at
+}
+
+// row returns the ledger row called id: from the key's own charges (group)
+// when they are few and the id is unique, else from the index.
+func (c *checker) row(id string, group []*history.Charge) chargeRow {
+	if len(group) <= smallGroup {
+		if _, dup := c.dups[id]; !dup {
+			for _, ch := range group {
+				if ch.ID == id {
+					return chargeRow{c: ch, n: 1}
+				}
+			}
+		}
+	}
+	return c.rows[id]
+}
+
+// chargesOf returns the ledger charges attributed to attempt id, by seq.
+func (c *checker) chargesOf(id string) []*history.Charge {
+	if c.byAttempt == nil {
+		c.indexByAttempt()
+	}
+	first, ok := c.byAttempt[id]
+	if !ok {
+		return nil
+	}
+	var out []*history.Charge
+	for i := first; i >= 0; i = c.next[i] {
+		out = append(out, &c.ledger[i])
+	}
+	slices.SortFunc(out, bySeq)
+	return out
+}
+
+func (c *checker) indexByAttempt() {
+	c.byAttempt = make(map[string]int32, len(c.ledger))
+	c.next = make([]int32, len(c.ledger))
+	for i := len(c.ledger) - 1; i >= 0; i-- {
+		c.next[i] = -1
+		id := c.ledger[i].AttemptID
+		if id == "" {
+			continue
+		}
+		if j, ok := c.byAttempt[id]; ok {
+			c.next[i] = j
+		}
+		c.byAttempt[id] = int32(i)
+	}
+}
+
+// attempt returns the attempt called id, preferring one of the key's own
+// attempts (group); among attempts sharing an id the first in canonical order.
+func (c *checker) attempt(id string, group []*history.Attempt) *history.Attempt {
+	for _, a := range group {
+		if a.ID == id {
+			return a
+		}
+	}
+	if c.byID == nil {
+		c.byID = make(map[string]*history.Attempt, len(c.atts))
+		for _, a := range c.atts {
+			if _, dup := c.byID[a.ID]; !dup {
+				c.byID[a.ID] = a
+			}
+		}
+	}
+	return c.byID[id]
+}
+
+// checkKeys runs the per-key checks, key by key in sorted order.
+func (c *checker) checkKeys() {
+	for r, key := range c.keys {
+		c.checkKey(key, c.atts[c.attAt[r]:c.attAt[r+1]], c.chs[c.chAt[r]:c.chAt[r+1]])
+	}
+}
+
+// compareAttempts is a total order on attempts: key, then call time, then
+// every other field, so that shuffled input sorts the same way.
+func compareAttempts(a, b *history.Attempt) int {
+	if x := strings.Compare(a.Key, b.Key); x != 0 {
+		return x
+	}
+	if x := cmp.Compare(a.Call, b.Call); x != 0 {
+		return x
+	}
+	if x := cmp.Compare(a.Op, b.Op); x != 0 {
+		return x
+	}
+	if x := cmp.Compare(a.Try, b.Try); x != 0 {
+		return x
+	}
+	if x := strings.Compare(a.ID, b.ID); x != 0 {
+		return x
+	}
+	return compareRest(a, b)
+}
+
+// compareRest breaks ties between attempts equal in key, call, op, try and id
+// (a hidden re-send may share its original's id).
+func compareRest(a, b *history.Attempt) int {
+	if a.Hidden != b.Hidden {
+		if a.Hidden {
+			return 1
+		}
+		return -1
+	}
+	if x := compareServer(a.Server, b.Server); x != 0 {
+		return x
+	}
+	return cmp.Or(
+		cmp.Compare(a.Return, b.Return),
+		cmp.Compare(a.Status, b.Status),
+		strings.Compare(string(a.Outcome), string(b.Outcome)),
+		strings.Compare(a.ChargeID, b.ChargeID),
+		strings.Compare(a.Fingerprint, b.Fingerprint),
+		strings.Compare(a.Account, b.Account),
+		cmp.Compare(a.Amount, b.Amount),
+		cmp.Compare(a.Replica, b.Replica),
+		strings.Compare(a.Fault, b.Fault),
+		strings.Compare(a.Err, b.Err),
+		strings.Compare(a.Body, b.Body),
+		compareBool(a.Replayed, b.Replayed),
+		compareBool(a.Reused, b.Reused),
+	)
+}
+
+func compareServer(a, b *history.ServerView) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return -1
+	case b == nil:
+		return 1
+	}
+	return cmp.Or(
+		cmp.Compare(a.Start, b.Start),
+		cmp.Compare(a.End, b.End),
+		cmp.Compare(a.Status, b.Status),
+		cmp.Compare(a.Replica, b.Replica),
+		strings.Compare(a.ChargeID, b.ChargeID),
+		compareBool(a.Replayed, b.Replayed),
+	)
+}
+
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// compareCharges is a total order on charges: key, account, seq, then the rest.
+func compareCharges(a, b *history.Charge) int {
+	if x := strings.Compare(a.Key, b.Key); x != 0 {
+		return x
+	}
+	if x := strings.Compare(a.Account, b.Account); x != 0 {
+		return x
+	}
+	if x := cmp.Compare(a.Seq, b.Seq); x != 0 {
+		return x
+	}
+	return cmp.Or(
+		strings.Compare(a.ID, b.ID),
+		strings.Compare(a.AttemptID, b.AttemptID),
+		cmp.Compare(a.Amount, b.Amount),
+	)
+}
+
+// bySeq orders charges by commit order only (across accounts).
+func bySeq(a, b *history.Charge) int {
+	if x := cmp.Compare(a.Seq, b.Seq); x != 0 {
+		return x
+	}
+	return compareCharges(a, b)
+}
