@@ -1,0 +1,49 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/idemchaos/idemchaos/scenarios"
+)
+
+// maxFindings bounds the evidence printed per run; the JSON keeps it all.
+const maxFindings = 10
+
+// WriteDetail renders one run: verdict, anomaly counts, evidence, repro.
+func WriteDetail(w io.Writer, r scenarios.Result) error {
+	fmt.Fprintf(w, "%s under %s, seed %d, profile %s: %s\n", r.Strategy, r.Scenario, r.Seed, r.Profile,
+		strings.ToUpper(string(r.Verdict)))
+	fmt.Fprintf(w, "  %d requests, %d planned faults, %d ms\n", r.Requests, r.Faults, r.DurationMS)
+	for _, name := range sortedKeys(r.Anomalies) {
+		fmt.Fprintf(w, "  %-18s %d\n", name, r.Anomalies[name])
+	}
+	if r.Overcharged > 0 {
+		fmt.Fprintf(w, "  overcharged        %s\n", Money(r.Overcharged))
+	}
+	for i, f := range r.Findings {
+		if i == maxFindings {
+			fmt.Fprintf(w, "  ... %d more findings in the JSON output\n", len(r.Findings)-maxFindings)
+			break
+		}
+		fmt.Fprintf(w, "  - %s: %s\n", f.Anomaly, f.Detail)
+	}
+	for _, a := range r.Assumptions {
+		fmt.Fprintf(w, "  assumption not met: %s\n", a)
+	}
+	if len(r.Expected) > 0 {
+		fmt.Fprintf(w, "  declared for this strategy: fails with %s (%s)\n", strings.Join(r.Expected, ", "), expectWord(r.AsExpected))
+	}
+	if r.Verdict != scenarios.Pass {
+		fmt.Fprintf(w, "  repro: %s\n", r.Repro)
+	}
+	return nil
+}
+
+func expectWord(ok bool) string {
+	if ok {
+		return "as declared"
+	}
+	return "NOT as declared"
+}

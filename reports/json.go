@@ -1,0 +1,81 @@
+// Package reports renders finished results: the canonical JSON document, from
+// which every other format is produced, and the terminal table. Renderers are
+// downstream only: they never run anything.
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/idemchaos/idemchaos/scenarios"
+)
+
+// SchemaVersion is the version of the canonical JSON document. Fields are only
+// ever added within a version.
+const SchemaVersion = 1
+
+// Document is the canonical JSON output.
+type Document struct {
+	SchemaVersion int                `json:"schema_version"`
+	Tool          string             `json:"tool"`
+	Command       string             `json:"command"`
+	Profile       string             `json:"profile"`
+	Seeds         []uint64           `json:"seeds"`
+	Started       time.Time          `json:"started"`
+	DurationMS    int64              `json:"duration_ms"`
+	Summary       Summary            `json:"summary"`
+	Results       []scenarios.Result `json:"results"`
+}
+
+// Summary counts the results.
+type Summary struct {
+	Cells        int   `json:"cells"`
+	Pass         int   `json:"pass"`
+	Fail         int   `json:"fail"`
+	Inconclusive int   `json:"inconclusive"`
+	Unexpected   int   `json:"unexpected"` // cells whose verdict differs from the catalog's declaration
+	Overcharged  int64 `json:"overcharged"`
+}
+
+// Summarize counts results.
+func Summarize(rs []scenarios.Result) Summary {
+	s := Summary{Cells: len(rs)}
+	for _, r := range rs {
+		switch r.Verdict {
+		case scenarios.Pass:
+			s.Pass++
+		case scenarios.Fail:
+			s.Fail++
+		default:
+			s.Inconclusive++
+		}
+		if !r.AsExpected {
+			s.Unexpected++
+		}
+		s.Overcharged += r.Overcharged
+	}
+	return s
+}
+
+// WriteJSON writes doc, indented.
+func WriteJSON(w io.Writer, doc Document) error {
+	doc.SchemaVersion, doc.Tool = SchemaVersion, "idemchaos"
+	doc.Summary = Summarize(doc.Results)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+// ReadJSON reads a document written by WriteJSON.
+func ReadJSON(r io.Reader) (Document, error) {
+	var doc Document
+	if err := json.NewDecoder(r).Decode(&doc); err != nil {
+		return doc, fmt.Errorf("read results: %w", err)
+	}
+	if doc.SchemaVersion != SchemaVersion {
+		return doc, fmt.Errorf("read results: schema version %d, this idemchaos reads %d", doc.SchemaVersion, SchemaVersion)
+	}
+	return doc, nil
+}

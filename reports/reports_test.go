@@ -1,0 +1,70 @@
+package reports_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/check"
+)
+
+func results() []scenarios.Result {
+	return []scenarios.Result{
+		{Strategy: "none", Scenario: "dropped-response", Seed: 1, Verdict: scenarios.Fail, AsExpected: true,
+			Anomalies: map[string]int{"double_charge": 2, "lost_ack": 0}, Overcharged: 1250, Expected: []string{"double_charge"},
+			Findings: []check.Finding{{Anomaly: "double_charge", Detail: "key abc…: 2 charges"}},
+			Repro:    "idemchaos run --strategy none --scenario dropped-response --seed 1"},
+		{Strategy: "none", Scenario: "dropped-response", Seed: 2, Verdict: scenarios.Pass, AsExpected: false,
+			Anomalies: map[string]int{"double_charge": 0}, Expected: []string{"double_charge"}},
+		{Strategy: "pg-tx", Scenario: "dropped-response", Seed: 1, Verdict: scenarios.Pass, AsExpected: true},
+		{Strategy: "pg-tx", Scenario: "dropped-response", Seed: 2, Verdict: scenarios.Inconclusive,
+			Assumptions: []string{"the ledger held 3 charges before the run"}, Repro: "idemchaos run --strategy pg-tx --scenario dropped-response --seed 2"},
+	}
+}
+
+func TestTableShowsVerdictsExpectationsAndEvidence(t *testing.T) {
+	var b bytes.Buffer
+	if err := reports.WriteTable(&b, results()); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"FAIL 1/2 dc=2 UNEXPECTED",
+		"INCONCLUSIVE 1/2 UNEXPECTED",
+		"4 runs: 2 pass, 1 fail, 1 inconclusive; 2 not as declared; 12.50 overcharged in all",
+		"double_charge: key abc…: 2 charges",
+		"repro: idemchaos run --strategy none --scenario dropped-response --seed 1",
+		"assumption: the ledger held 3 charges before the run",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	var b bytes.Buffer
+	if err := reports.WriteJSON(&b, reports.Document{Command: "matrix", Results: results()}); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := reports.ReadJSON(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Results) != 4 || doc.Summary.Unexpected != 2 || doc.Summary.Overcharged != 1250 || doc.Tool != "idemchaos" {
+		t.Fatalf("round trip: %+v", doc.Summary)
+	}
+	if _, err := reports.ReadJSON(strings.NewReader(`{"schema_version": 99}`)); err == nil {
+		t.Fatal("a future schema version was accepted")
+	}
+}
+
+func TestMoney(t *testing.T) {
+	for minor, want := range map[int64]string{0: "0.00", 5: "0.05", 1250: "12.50", -301: "-3.01"} {
+		if got := reports.Money(minor); got != want {
+			t.Errorf("Money(%d) = %q; want %q", minor, got, want)
+		}
+	}
+}

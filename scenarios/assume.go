@@ -1,0 +1,69 @@
+package scenarios
+
+import (
+	"fmt"
+
+	"github.com/idemchaos/idemchaos/sim/history"
+)
+
+// Observation is what a run saw, for its self-checks.
+type Observation struct {
+	History history.History
+	Ledger  history.Ledger
+}
+
+// assumeOverlap: at least one pair of same-key attempts overlapped on the
+// server, or the run never raced anything.
+func assumeOverlap(o Observation) []string {
+	byKey := map[string][]*history.ServerView{}
+	for _, a := range o.History.Attempts {
+		if a.Key != "" && a.Server != nil {
+			byKey[a.Key] = append(byKey[a.Key], a.Server)
+		}
+	}
+	for _, views := range byKey {
+		if overlapping(views) {
+			return nil
+		}
+	}
+	return []string{"no two same-key requests were ever in flight together on the server"}
+}
+
+func overlapping(views []*history.ServerView) bool {
+	for i := range views {
+		for j := i + 1; j < len(views); j++ {
+			if views[i].Start <= views[j].End && views[j].Start <= views[i].End {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// assumeFaultFired: at least one faulted attempt reached the server and its
+// client never saw the answer.
+func assumeFaultFired(o Observation) []string {
+	planned := 0
+	for _, a := range o.History.Attempts {
+		if a.Fault == "" {
+			continue
+		}
+		planned++
+		if a.Server != nil && a.Outcome == history.Indeterminate {
+			return nil
+		}
+	}
+	return []string{fmt.Sprintf("none of the %d planned faults hid a server answer from its client", planned)}
+}
+
+// generic assumptions hold for every scenario.
+func assumeGeneric(o Observation, hidden int) []string {
+	var out []string
+	if o.Ledger.RowsAtStart > 0 {
+		out = append(out, fmt.Sprintf("the ledger held %d charges before the run", o.Ledger.RowsAtStart))
+	}
+	if hidden > 0 {
+		out = append(out, fmt.Sprintf("%d attempts reached the server that the client never sent on purpose (transport re-sends)", hidden))
+	}
+	return out
+}

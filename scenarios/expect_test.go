@@ -1,0 +1,70 @@
+package scenarios_test
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/targets/api"
+	"github.com/idemchaos/idemchaos/targets/strategy"
+)
+
+// seedsUnderTest is how many seeds every cell runs in the expectation test
+// (IDEMCHAOS_TEST_SEEDS overrides it for longer local runs).
+func seedsUnderTest(t *testing.T) int {
+	if v := os.Getenv("IDEMCHAOS_TEST_SEEDS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("IDEMCHAOS_TEST_SEEDS=%q", v)
+		}
+		return n
+	}
+	return 8
+}
+
+// TestEveryCellAsDeclared is the harness's own regression suite, in both
+// directions: each flawed strategy is caught by its scenarios with the
+// declared anomalies, and every other cell passes, on every seed.
+func TestEveryCellAsDeclared(t *testing.T) {
+	seeds := seedsUnderTest(t)
+	for _, st := range strategy.Names() {
+		t.Run(st, func(t *testing.T) {
+			t.Parallel()
+			r := newRunner(t)
+			for _, sc := range scenarios.Names() {
+				for seed := 1; seed <= seeds; seed++ {
+					res, err := r.Run(context.Background(), scenarios.Cell{Strategy: st, Scenario: sc, Seed: uint64(seed), Profile: api.IETF})
+					if err != nil {
+						t.Fatalf("%s seed %d: %v", sc, seed, err)
+					}
+					if !res.AsExpected {
+						t.Errorf("%s seed %d: verdict %s anomalies %v assumptions %v; declared %v\n  %s",
+							sc, seed, res.Verdict, res.Anomalies, res.Assumptions, res.Expected, res.Repro)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestFailuresCarryEvidence: a failing cell names the money, the keys and
+// the attempts, and the command that re-runs it.
+func TestFailuresCarryEvidence(t *testing.T) {
+	r := newRunner(t)
+	res, err := r.Run(context.Background(), scenarios.Cell{Strategy: "none", Scenario: "dropped-response", Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != scenarios.Fail || res.Overcharged <= 0 || len(res.Findings) == 0 {
+		t.Fatalf("result %+v; want a failure with money and findings", res)
+	}
+	f := res.Findings[0]
+	if f.Key == "" || len(f.Attempts) < 2 || len(f.Charges) < 2 {
+		t.Fatalf("finding %+v; want the key, its attempts and its charges", f)
+	}
+	if res.Repro != "idemchaos run --strategy none --scenario dropped-response --seed 3" {
+		t.Fatalf("repro %q", res.Repro)
+	}
+}

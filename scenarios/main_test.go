@@ -1,0 +1,33 @@
+package scenarios_test
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/sim/fault"
+	"github.com/idemchaos/idemchaos/targets/provision"
+	"github.com/idemchaos/idemchaos/targets/provision/provisiontest"
+)
+
+var services *provision.Services
+
+func TestMain(m *testing.M) { os.Exit(provisiontest.Main(m, &services)) }
+
+// newRunner gives a test its own database, Toxiproxy and runner.
+func newRunner(t *testing.T) *scenarios.Runner {
+	t.Helper()
+	tp, err := fault.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tp.Close() })
+	r, err := scenarios.NewRunner(context.Background(), scenarios.Env{
+		PostgresDSN: provisiontest.Database(t, services), RedisURL: services.RedisURL, Toxiproxy: tp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}

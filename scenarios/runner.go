@@ -1,0 +1,192 @@
+package scenarios
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/idemchaos/idemchaos/scenarios/check"
+	"github.com/idemchaos/idemchaos/sim/client"
+	"github.com/idemchaos/idemchaos/sim/fault"
+	"github.com/idemchaos/idemchaos/sim/history"
+	"github.com/idemchaos/idemchaos/sim/workload"
+	"github.com/idemchaos/idemchaos/targets/api"
+	"github.com/idemchaos/idemchaos/targets/ledger"
+)
+
+// Env is what the runner needs from the outside world.
+type Env struct {
+	PostgresDSN string // a database the runner owns: it is migrated and emptied per cell
+	RedisURL    string
+	Toxiproxy   *fault.Toxiproxy
+	Log         io.Writer // nil: discard
+}
+
+// Runner runs cells one after another on one set of stores.
+type Runner struct {
+	env     Env
+	pool    *pgxpool.Pool // the runner's own connections: reset and ground truth
+	redis   *redis.Client
+	runID   string
+	cells   int
+	linkSeq int
+}
+
+// NewRunner connects to the stores and prepares the ledger schema.
+func NewRunner(ctx context.Context, env Env) (*Runner, error) {
+	if env.Log == nil {
+		env.Log = io.Discard
+	}
+	pool, err := pgxpool.New(ctx, env.PostgresDSN)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	if err := ledger.Migrate(ctx, pool); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	opts, err := redis.ParseURL(env.RedisURL)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("redis url: %w", err)
+	}
+	opts.MaxRetries = -1
+	return &Runner{env: env, pool: pool, redis: redis.NewClient(opts), runID: newRunID()}, nil
+}
+
+// newRunID names this runner's proxies and Redis keys apart from any other
+// runner sharing the same Toxiproxy or Redis.
+func newRunID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Close releases the runner's connections.
+func (r *Runner) Close() error {
+	r.pool.Close()
+	return r.redis.Close()
+}
+
+// Cell is one (strategy, scenario, seed) run.
+type Cell struct {
+	Strategy string
+	Scenario string
+	Seed     uint64
+	Profile  api.Profile
+	Replicas int // default 1
+}
+
+// Run executes one cell and checks it. An error means the harness could not
+// run the cell (environment), not that the target misbehaved.
+func (r *Runner) Run(ctx context.Context, c Cell) (Result, error) {
+	if c.Replicas < 1 {
+		c.Replicas = 1
+	}
+	if c.Profile.Name == "" {
+		c.Profile = api.IETF
+	}
+	sc, err := Lookup(c.Scenario)
+	if err != nil {
+		return Result{}, err
+	}
+	plan := sc.Plan(workload.Seeded(c.Seed, "plan/"+sc.Name), Params{Replicas: c.Replicas})
+	if err := plan.Validate(); err != nil {
+		return Result{}, fmt.Errorf("scenario %s: %w", sc.Name, err)
+	}
+	start := time.Now()
+	obs, hidden, err := r.execute(ctx, c, plan)
+	if err != nil {
+		return Result{}, err
+	}
+	return judge(c, sc, plan, obs, hidden, time.Since(start)), nil
+}
+
+// execute prepares the ledger, deploys the target, runs the plan and collects
+// history and ground truth.
+func (r *Runner) execute(ctx context.Context, c Cell, plan workload.Plan) (Observation, int, error) {
+	var obs Observation
+	r.cells++
+	prefix := fmt.Sprintf("ic:%s:%d:", r.runID, r.cells)
+	defer r.dropKeys(prefix)
+	rows, err := r.prepare(ctx, plan)
+	if err != nil {
+		return obs, 0, err
+	}
+	t0 := time.Now()
+	since := func() time.Duration { return time.Since(t0) }
+	d, err := r.deploy(ctx, deploySpec{Strategy: c.Strategy, Replicas: c.Replicas, Prefix: prefix, Profile: c.Profile, Since: since})
+	if err != nil {
+		return obs, 0, err
+	}
+	cl := client.New(client.Config{Routes: d.route, Seed: c.Seed, Since: since})
+	attempts := cl.Run(ctx, plan)
+	cl.Close()
+	closeErr := d.close() // waits for in-flight handlers: the ledger is final after this
+	if err := errors.Join(ctx.Err(), closeErr); err != nil {
+		return obs, 0, fmt.Errorf("run %s/%s: %w", c.Strategy, c.Scenario, err)
+	}
+	attempts, hidden := Merge(attempts, d.entries())
+	obs.History = history.History{Seed: c.Seed, Attempts: attempts}
+	obs.Ledger, err = ledger.Snapshot(ctx, r.pool)
+	obs.Ledger.RowsAtStart = rows
+	return obs, hidden, err
+}
+
+// prepare empties the ledger, opens the plan's accounts and returns how many
+// charges the ledger still held (the "empty at start" self-check).
+func (r *Runner) prepare(ctx context.Context, plan workload.Plan) (int, error) {
+	if err := ledger.Reset(ctx, r.pool); err != nil {
+		return 0, err
+	}
+	for _, a := range plan.Accounts {
+		if err := ledger.Open(ctx, r.pool, a.ID, a.Currency, a.Opening); err != nil {
+			return 0, err
+		}
+	}
+	return ledger.CountCharges(ctx, r.pool)
+}
+
+// dropKeys removes a cell's Redis keys.
+func (r *Runner) dropKeys(prefix string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	iter := r.redis.Scan(ctx, 0, prefix+"*", 1000).Iterator()
+	for iter.Next(ctx) {
+		r.redis.Del(ctx, iter.Val())
+	}
+}
+
+// judge checks a finished cell.
+func judge(c Cell, sc Scenario, plan workload.Plan, obs Observation, hidden int, took time.Duration) Result {
+	obs.History = check.Resolve(obs.History, obs.Ledger)
+	rep := check.Run(check.Input{History: obs.History, Ledger: obs.Ledger, Profile: c.Profile})
+	res := Result{Strategy: c.Strategy, Scenario: sc.Name, Seed: c.Seed, Profile: c.Profile.Name, Replicas: c.Replicas,
+		Anomalies: rep.Counts, Overcharged: rep.Overcharged, Requests: len(obs.History.Attempts),
+		DurationMS: took.Milliseconds(), Expected: Expected(c.Strategy, sc.Name), Faults: len(plan.Faults()),
+		Findings: rep.Findings, Repro: Repro(c.Strategy, sc.Name, c.Seed, c.Profile.Name)}
+	res.Assumptions = assumeGeneric(obs, hidden)
+	switch {
+	case len(res.Assumptions) > 0:
+		res.Verdict = Inconclusive
+	case rep.Failed():
+		res.Verdict = Fail
+	default:
+		if sc.Assume != nil {
+			res.Assumptions = sc.Assume(obs)
+		}
+		res.Verdict = Pass
+		if len(res.Assumptions) > 0 {
+			res.Verdict = Inconclusive
+		}
+	}
+	res.AsExpected = matches(res)
+	return res
+}
