@@ -1,0 +1,125 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/idemchaos/idemchaos/targets/api"
+)
+
+// common holds the flags every running command shares.
+type common struct {
+	redisURL    string
+	postgresURL string
+	noDocker    bool
+	profile     string
+	jsonFile    string
+	replicas    int
+}
+
+func (c *common) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.redisURL, "redis-url", os.Getenv("IDEMCHAOS_REDIS_URL"), "use this Redis (redis://host:port/db) instead of starting one")
+	fs.StringVar(&c.postgresURL, "postgres-url", os.Getenv("IDEMCHAOS_POSTGRES_URL"), "use this Postgres (postgres://user@host:port/db, a role that may CREATE DATABASE)")
+	fs.BoolVar(&c.noDocker, "no-docker", false, "never try a Docker engine; start local binaries")
+	fs.StringVar(&c.profile, "profile", "ietf", "contract profile the target promises: "+strings.Join(api.ProfileNames(), ", "))
+	fs.StringVar(&c.jsonFile, "json", "", "write the canonical JSON results to FILE (- for stdout)")
+	fs.IntVar(&c.replicas, "replicas", 1, "target replicas, each behind its own proxy")
+}
+
+func (c *common) check() (api.Profile, error) {
+	if c.replicas < 1 || c.replicas > 16 {
+		return api.Profile{}, usageErrorf("--replicas %d: want 1 to 16", c.replicas)
+	}
+	p, err := api.ProfileByName(c.profile)
+	if err != nil {
+		return p, usageErrorf("--profile: %v", err)
+	}
+	return p, nil
+}
+
+// parse parses args into fs; errors become usage errors, with no extra
+// positional arguments allowed.
+func parse(fs *flag.FlagSet, args []string) error {
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(os.Stdout)
+			fs.PrintDefaults()
+			return err
+		}
+		return usageErrorf("%s: %v", fs.Name(), err)
+	}
+	if fs.NArg() > 0 {
+		return usageErrorf("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
+	}
+	return nil
+}
+
+// splitList parses "a,b" against the known names; empty means all of them.
+func splitList(flagName, value string, known []string) ([]string, error) {
+	if strings.TrimSpace(value) == "" {
+		return known, nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, v := range strings.Split(value, ",") {
+		v = strings.TrimSpace(v)
+		if !contains(known, v) {
+			return nil, usageErrorf("--%s: unknown name %q (known: %s)", flagName, v, strings.Join(known, ", "))
+		}
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+func contains(list []string, v string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func requireName(flagName, value string, known []string) error {
+	if value == "" {
+		return usageErrorf("--%s is required (one of: %s)", flagName, strings.Join(known, ", "))
+	}
+	if !contains(known, value) {
+		return usageErrorf("--%s: unknown name %q (known: %s)", flagName, value, strings.Join(known, ", "))
+	}
+	return nil
+}
+
+func seedList(first uint64, n int) ([]uint64, error) {
+	if n < 1 || n > 10000 {
+		return nil, usageErrorf("--seeds %d: want 1 to 10000", n)
+	}
+	out := make([]uint64, n)
+	for i := range out {
+		out[i] = first + uint64(i)
+	}
+	return out, nil
+}
+
+func writeFileOrStdout(path string, stdout io.Writer, write func(io.Writer) error) error {
+	if path == "-" {
+		return write(stdout)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return usageErrorf("--json: %v", err)
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Close()
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/targets/api"
+	"github.com/idemchaos/idemchaos/targets/strategy"
+)
+
+func cmdList(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("list", flag.ContinueOnError)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "STRATEGIES\tmechanism\tflaw (caught by)")
+	for _, s := range strategy.Catalog() {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", s.Name, s.Mechanism, flaw(s))
+	}
+	fmt.Fprintln(tw, "SCENARIOS\twhat it does\treveals")
+	for _, s := range scenarios.Catalog() {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", s.Name, s.Doc, s.Reveals)
+	}
+	fmt.Fprintln(tw, "PROFILES\tmissing key / in flight / mismatch\treplay")
+	for _, n := range api.ProfileNames() {
+		p, _ := api.ProfileByName(n)
+		fmt.Fprintf(tw, "  %s\t%s / %d / %d\t%s\n", p.Name, missingText(p), p.InFlight, p.Mismatch, replayText(p))
+	}
+	return tw.Flush()
+}
+
+func flaw(s strategy.Info) string {
+	if s.Flaw == "" {
+		return "none: must pass every scenario"
+	}
+	var caught []string
+	for _, sc := range scenarios.Names() {
+		if len(scenarios.Expected(s.Name, sc)) > 0 {
+			caught = append(caught, sc)
+		}
+	}
+	if len(caught) == 0 {
+		return s.Flaw + " (its scenario is not in this catalog yet)"
+	}
+	return fmt.Sprintf("%s (%s)", s.Flaw, strings.Join(caught, ", "))
+}
+
+func missingText(p api.Profile) string {
+	if p.MissingKey == 0 {
+		return "allowed"
+	}
+	return fmt.Sprint(p.MissingKey)
+}
+
+func replayText(p api.Profile) string {
+	s := "identical status and body"
+	if p.ReplayHeader != "" {
+		s += ", header " + p.ReplayHeader
+	}
+	if p.ReplayErrors {
+		s += "; 5xx may be replayed"
+	} else {
+		s += "; a 5xx is never replayed"
+	}
+	return s
+}

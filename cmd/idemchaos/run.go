@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"io"
+	"time"
+
+	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/targets/strategy"
+)
+
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	var c common
+	c.register(fs)
+	st := fs.String("strategy", "", "strategy under test")
+	sc := fs.String("scenario", "", "scenario to run")
+	seed := fs.Uint64("seed", 1, "root seed: the same seed gives the same plan and fault schedule")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	profile, err := c.check()
+	if err != nil {
+		return err
+	}
+	if err := requireName("strategy", *st, strategy.Names()); err != nil {
+		return err
+	}
+	if err := requireName("scenario", *sc, scenarios.Names()); err != nil {
+		return err
+	}
+	s, err := open(ctx, c, stderr)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	started := time.Now()
+	res, err := s.runner.Run(ctx, scenarios.Cell{Strategy: *st, Scenario: *sc, Seed: *seed, Profile: profile, Replicas: c.replicas})
+	if err != nil {
+		return envError(err)
+	}
+	if err := output(c.jsonFile, stdout, []scenarios.Result{res}, "run", started, func(w io.Writer) error {
+		return reports.WriteDetail(w, res)
+	}); err != nil {
+		return err
+	}
+	return verdictExit(runExit(res.Verdict))
+}
+
+func runExit(v scenarios.Verdict) int {
+	switch v {
+	case scenarios.Fail:
+		return exitViolated
+	case scenarios.Inconclusive:
+		return exitInconclusive
+	}
+	return exitPass
+}
+
+// output writes the JSON document if asked, and the human view unless the
+// JSON goes to stdout.
+func output(jsonFile string, stdout io.Writer, rs []scenarios.Result, cmd string, started time.Time, human func(io.Writer) error) error {
+	if jsonFile != "" {
+		doc := reports.Document{Command: cmd, Profile: profileOf(rs), Seeds: seedsOf(rs), Started: started.UTC(),
+			DurationMS: time.Since(started).Milliseconds(), Results: rs}
+		if err := writeFileOrStdout(jsonFile, stdout, func(w io.Writer) error { return reports.WriteJSON(w, doc) }); err != nil {
+			return err
+		}
+		if jsonFile == "-" {
+			return nil
+		}
+	}
+	return human(stdout)
+}
+
+func profileOf(rs []scenarios.Result) string {
+	if len(rs) == 0 {
+		return ""
+	}
+	return rs[0].Profile
+}
+
+func seedsOf(rs []scenarios.Result) []uint64 {
+	var out []uint64
+	seen := map[uint64]bool{}
+	for _, r := range rs {
+		if !seen[r.Seed] {
+			seen[r.Seed] = true
+			out = append(out, r.Seed)
+		}
+	}
+	return out
+}
