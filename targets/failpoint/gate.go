@@ -1,0 +1,78 @@
+package failpoint
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Gate forces an interleaving: the first request of a key to reach Hold waits
+// there until another request of the same key reaches Until (or Timeout
+// passes). It is how forced-race shows a check-then-act race on every run.
+type Gate struct {
+	Hold    Point
+	Until   Point
+	Timeout time.Duration
+
+	mu      sync.Mutex
+	waiting map[string]*held
+	engaged int
+	opened  int
+}
+
+type held struct {
+	attempt string
+	release chan struct{}
+	once    sync.Once
+}
+
+// Arm installs the gate's two hooks on s for every request.
+func (g *Gate) Arm(s *Set) {
+	g.mu.Lock()
+	g.waiting = map[string]*held{}
+	g.mu.Unlock()
+	s.Arm("gate-hold", g.Hold, Any, g.hold)
+	s.Arm("gate-open", g.Until, Any, g.open)
+}
+
+func (g *Gate) hold(ctx context.Context, h Hit) func() {
+	g.mu.Lock()
+	if h.Key == "" || g.waiting[h.Key] != nil {
+		g.mu.Unlock()
+		return nil
+	}
+	w := &held{attempt: h.AttemptID, release: make(chan struct{})}
+	g.waiting[h.Key] = w
+	g.engaged++
+	g.mu.Unlock()
+	t := time.NewTimer(g.Timeout)
+	defer t.Stop()
+	select {
+	case <-w.release:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return nil
+}
+
+func (g *Gate) open(_ context.Context, h Hit) func() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	w := g.waiting[h.Key]
+	if w == nil || w.attempt == h.AttemptID {
+		return nil
+	}
+	w.once.Do(func() {
+		close(w.release)
+		g.opened++
+	})
+	return nil
+}
+
+// Stats reports how many requests the gate held and how many of those another
+// request released (the rest timed out).
+func (g *Gate) Stats() (engaged, opened int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.engaged, g.opened
+}
