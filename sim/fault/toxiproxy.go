@@ -93,16 +93,32 @@ func (l *Link) Close() error {
 // Toxic names a fault kind.
 type Toxic string
 
-// DropResponse swallows everything the target sends back: the request reaches
-// the server and commits, the client never learns the outcome.
-const DropResponse Toxic = "drop-response"
+// The toxics. Each is applied with toxicity 1 (0 would mean never): the
+// harness, not Toxiproxy's unseedable RNG, decides which requests meet it.
+const (
+	// DropResponse swallows everything the target sends back: the request
+	// reaches the server and commits, the client never learns the outcome.
+	DropResponse Toxic = "drop-response"
+	// Blackhole swallows traffic both ways without closing: calls hang.
+	Blackhole Toxic = "blackhole"
+	// Latency delays every reply by the link's latency setting.
+	Latency Toxic = "latency"
+)
 
-// Inject adds the toxic to the link with toxicity 1 (0 would mean never).
-func (l *Link) Inject(t Toxic) error {
+// Inject adds the toxic to the link. For Latency, delay is the added delay
+// per reply; it is ignored otherwise.
+func (l *Link) Inject(t Toxic, delay time.Duration) error {
 	var err error
 	switch t {
 	case DropResponse:
 		_, err = l.proxy.AddToxic(string(t), "timeout", "downstream", 1.0, toxiclient.Attributes{"timeout": 0})
+	case Blackhole:
+		_, err = l.proxy.AddToxic(string(t)+"-up", "timeout", "upstream", 1.0, toxiclient.Attributes{"timeout": 0})
+		if err == nil {
+			_, err = l.proxy.AddToxic(string(t), "timeout", "downstream", 1.0, toxiclient.Attributes{"timeout": 0})
+		}
+	case Latency:
+		_, err = l.proxy.AddToxic(string(t), "latency", "downstream", 1.0, toxiclient.Attributes{"latency": delay.Milliseconds()})
 	default:
 		return fmt.Errorf("unknown toxic %q", t)
 	}
@@ -112,10 +128,28 @@ func (l *Link) Inject(t Toxic) error {
 	return nil
 }
 
-// Heal removes the toxic from the link.
-func (l *Link) Heal(t Toxic) error {
-	if err := l.proxy.RemoveToxic(string(t)); err != nil {
-		return fmt.Errorf("remove %s from %s: %w", t, l.Name, err)
+// Cut takes the link down: open connections are closed and new ones refused,
+// as when a store's host drops off the network.
+func (l *Link) Cut() error {
+	if err := l.proxy.Disable(); err != nil {
+		return fmt.Errorf("cut %s: %w", l.Name, err)
+	}
+	return nil
+}
+
+// Heal removes every toxic and brings the link back up.
+func (l *Link) Heal() error {
+	if err := l.proxy.Enable(); err != nil {
+		return fmt.Errorf("heal %s: %w", l.Name, err)
+	}
+	toxics, err := l.proxy.Toxics()
+	if err != nil {
+		return fmt.Errorf("heal %s: %w", l.Name, err)
+	}
+	for _, t := range toxics {
+		if err := l.proxy.RemoveToxic(t.Name); err != nil {
+			return fmt.Errorf("heal %s: remove %s: %w", l.Name, t.Name, err)
+		}
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/idemchaos/idemchaos/sim/fault"
 )
@@ -34,7 +35,7 @@ func TestDropResponseHidesACommittedAnswer(t *testing.T) {
 		t.Fatalf("link listens on %q; want a real loopback port", link.Listen)
 	}
 	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	if err := link.Inject(fault.DropResponse); err != nil {
+	if err := link.Inject(fault.DropResponse, 0); err != nil {
 		t.Fatal(err)
 	}
 	resp, err := hc.Post("http://"+link.Listen, "text/plain", strings.NewReader("x"))
@@ -45,7 +46,7 @@ func TestDropResponseHidesACommittedAnswer(t *testing.T) {
 	if completed.Load() != 1 {
 		t.Fatalf("handler completed %d times; want 1 (the server did the work)", completed.Load())
 	}
-	if err := link.Heal(fault.DropResponse); err != nil {
+	if err := link.Heal(); err != nil {
 		t.Fatal(err)
 	}
 	resp, err = hc.Post("http://"+link.Listen, "text/plain", strings.NewReader("x"))
@@ -85,7 +86,44 @@ func TestUnknownToxic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := link.Inject("nope"); err == nil {
+	if err := link.Inject("nope", 0); err == nil {
 		t.Fatal("unknown toxic accepted")
+	}
+}
+
+// TestCutRefusesAndHealRestores: a cut link refuses connections; a healed
+// one serves again on the same address, with its toxics gone.
+func TestCutRefusesAndHealRestores(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer up.Close()
+	tp, err := fault.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tp.Close()
+	link, err := tp.Link("store", strings.TrimPrefix(up.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	if err := link.Inject(fault.Latency, 50*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := hc.Get("http://" + link.Listen); err != nil || time.Since(start) < 50*time.Millisecond {
+		t.Fatalf("latency link: err %v after %s; want an answer after at least 50ms", err, time.Since(start))
+	}
+	if err := link.Cut(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hc.Get("http://" + link.Listen); err == nil {
+		t.Fatal("a cut link answered")
+	}
+	if err := link.Heal(); err != nil {
+		t.Fatal(err)
+	}
+	start = time.Now()
+	if _, err := hc.Get("http://" + link.Listen); err != nil || time.Since(start) > 40*time.Millisecond {
+		t.Fatalf("healed link: err %v after %s; want a prompt answer", err, time.Since(start))
 	}
 }
