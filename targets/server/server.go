@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemchaos/idemchaos/targets/api"
+	"github.com/idemchaos/idemchaos/targets/failpoint"
 	"github.com/idemchaos/idemchaos/targets/ledger"
 	"github.com/idemchaos/idemchaos/targets/strategy"
 )
@@ -69,6 +70,9 @@ type Config struct {
 	// Since returns the time since the run's start; nil uses the server's start.
 	Since func() time.Duration
 	Log   *Log // nil: not logged
+	// Failpoints, if set, is told when each request's work is over, so that
+	// faults fired during it can heal.
+	Failpoints *failpoint.Set
 }
 
 // New returns the replica's handler.
@@ -97,6 +101,7 @@ func (h *handler) charge(w http.ResponseWriter, req *http.Request) {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(req.Context()), handlerTimeout)
 		resp = h.cfg.Strategy.Handle(ctx, r)
 		cancel()
+		h.cfg.Failpoints.End(r.AttemptID)
 	}
 	h.write(w, resp)
 	h.cfg.Log.add(Entry{AttemptID: req.Header.Get(api.HeaderAttempt), Key: r.Key, Replica: h.cfg.Replica,

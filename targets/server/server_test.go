@@ -17,7 +17,12 @@ import (
 var pay = api.ChargeRequest{Account: "acct-1", Amount: 1250, Currency: "EUR"}
 
 // idempotent are the strategies with a key layer.
-var idempotent = []string{"memory", "redis-getset", "redis-setnx", "pg-tx"}
+var idempotent = []string{"memory", "redis-getset", "redis-setnx", "redis-sticky", "redis-cache-errors",
+	"pg-split-tx", "pg-nofingerprint", "pg-tx", "redis-pg-guard"}
+
+// fingerprinted are those that also refuse a key reused with another payload.
+var fingerprinted = []string{"memory", "redis-getset", "redis-setnx", "redis-sticky", "redis-cache-errors",
+	"pg-split-tx", "pg-tx", "redis-pg-guard"}
 
 func TestChargeDebitsAndAnswers201(t *testing.T) {
 	for _, name := range strategy.Names() {
@@ -61,7 +66,7 @@ func TestNoneChargesEveryRetry(t *testing.T) {
 
 func TestMismatchRefusedPerProfile(t *testing.T) {
 	for _, p := range []api.Profile{api.IETF, api.Stripe} {
-		for _, name := range idempotent {
+		for _, name := range fingerprinted {
 			t.Run(p.Name+"/"+name, func(t *testing.T) {
 				tg := newTarget(t, name, p)
 				tg.post(t, "k-1", "a1", pay)
@@ -188,5 +193,16 @@ func TestBlockingInsertWaits(t *testing.T) {
 	}
 	if took := time.Since(start); took < 250*time.Millisecond {
 		t.Fatalf("second insert returned after %s; want it to wait for the holder", took)
+	}
+}
+
+// TestNoFingerprintReplaysAnotherPayload shows pg-nofingerprint's flaw.
+func TestNoFingerprintReplaysAnotherPayload(t *testing.T) {
+	tg := newTarget(t, "pg-nofingerprint", api.IETF)
+	first := tg.post(t, "k-1", "a1", pay)
+	other := pay
+	other.Amount++
+	if a := tg.post(t, "k-1", "a2", other); a.status != http.StatusCreated || a.raw != first.raw {
+		t.Fatalf("got %d %s; want the first payload's 201 replayed", a.status, a.raw)
 	}
 }

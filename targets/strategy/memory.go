@@ -3,6 +3,8 @@ package strategy
 import (
 	"context"
 	"sync"
+
+	"github.com/idemchaos/idemchaos/targets/failpoint"
 )
 
 // memory keeps claims and responses in a per-process map: correct on one
@@ -28,7 +30,12 @@ func (s *memory) Handle(ctx context.Context, r Request) Response {
 	if resp, ok := s.claim(r); !ok {
 		return resp
 	}
+	s.deps.at(ctx, failpoint.AfterCheck, r)
+	s.deps.at(ctx, failpoint.AfterClaim, r)
 	resp := runCharge(ctx, s.deps, r)
+	if cacheable(resp) {
+		s.deps.at(ctx, failpoint.BeforeStoreResponse, r)
+	}
 	s.finish(r, resp)
 	return resp
 }

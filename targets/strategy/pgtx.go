@@ -6,14 +6,19 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/idemchaos/idemchaos/targets/failpoint"
 )
 
 // pgTx is the reference design: one Postgres transaction takes a non-blocking
 // claim on the key, inserts the key row, charges and stores the response, so
-// the key and the money commit or roll back together.
-type pgTx struct{ deps Deps }
-
-func newPgTx(d Deps) Strategy { return pgTx{d} }
+// the key and the money commit or roll back together. Without the fingerprint
+// (pg-nofingerprint) a retry with another payload is answered with the first
+// payload's response.
+type pgTx struct {
+	deps        Deps
+	fingerprint bool
+}
 
 // errBusy aborts the transaction of a duplicate that found the key locked.
 var errBusy = errors.New("key locked by an in-flight request")
@@ -22,12 +27,7 @@ func (s pgTx) Handle(ctx context.Context, r Request) Response {
 	if r.Key == "" {
 		return noKey(ctx, s.deps, r)
 	}
-	var resp Response
-	err := pgx.BeginFunc(ctx, s.deps.Pool, func(tx pgx.Tx) error {
-		var err error
-		resp, err = s.inTx(ctx, tx, r)
-		return err
-	})
+	resp, err := inTx(ctx, s.deps, r, func(tx pgx.Tx) (Response, error) { return s.work(ctx, tx, r) })
 	switch {
 	case errors.Is(err, errBusy):
 		return inFlight(s.deps.Profile)
@@ -37,9 +37,9 @@ func (s pgTx) Handle(ctx context.Context, r Request) Response {
 	return resp
 }
 
-// inTx runs inside the transaction. The advisory lock never waits: a second
+// work runs inside the transaction. The advisory lock never waits: a second
 // INSERT ... ON CONFLICT on a key an open transaction inserted would block.
-func (s pgTx) inTx(ctx context.Context, tx pgx.Tx, r Request) (Response, error) {
+func (s pgTx) work(ctx context.Context, tx pgx.Tx, r Request) (Response, error) {
 	var locked bool
 	err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0))`, r.Key).Scan(&locked)
 	if err != nil {
@@ -48,21 +48,30 @@ func (s pgTx) inTx(ctx context.Context, tx pgx.Tx, r Request) (Response, error) 
 	if !locked {
 		return Response{}, errBusy
 	}
+	s.deps.at(ctx, failpoint.AfterClaim, r)
 	stored, found, err := loadKeyRow(ctx, tx, r.Key)
-	if err != nil || found {
-		return answerStored(s.deps, stored, r), err
+	if err != nil {
+		return Response{}, err
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (key, fingerprint, response_status, response_body)
-		VALUES ($1, $2, 0, '') ON CONFLICT DO NOTHING`, r.Key, r.Fingerprint); err != nil {
-		return Response{}, fmt.Errorf("insert key: %w", err)
+	if found {
+		return answerStored(s.deps, stored, r, s.fingerprint), nil
+	}
+	s.deps.at(ctx, failpoint.AfterCheck, r)
+	return chargeAndStore(ctx, s.deps, tx, r)
+}
+
+// chargeAndStore inserts the key row, charges and stores the response, all
+// on tx.
+func chargeAndStore(ctx context.Context, d Deps, tx pgx.Tx, r Request) (Response, error) {
+	if err := insertKeyRow(ctx, tx, r); err != nil {
+		return Response{}, err
 	}
 	resp, err := charge(ctx, tx, r)
 	if err != nil {
 		return Response{}, err
 	}
-	_, err = tx.Exec(ctx, `UPDATE idempotency_keys SET response_status = $2, response_body = $3 WHERE key = $1`,
-		r.Key, resp.Status, resp.Body)
-	return resp, err
+	d.at(ctx, failpoint.BeforeStoreResponse, r)
+	return resp, storeKeyResponse(ctx, tx, r.Key, resp)
 }
 
 type keyRow struct {
@@ -70,9 +79,30 @@ type keyRow struct {
 	resp        Response
 }
 
-func loadKeyRow(ctx context.Context, tx pgx.Tx, key string) (keyRow, bool, error) {
+// inProgress reports a key row whose work has not completed.
+func (k keyRow) inProgress() bool { return k.resp.Status == 0 }
+
+func insertKeyRow(ctx context.Context, tx pgx.Tx, r Request) error {
+	_, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (key, fingerprint, response_status, response_body)
+		VALUES ($1, $2, 0, '') ON CONFLICT DO NOTHING`, r.Key, r.Fingerprint)
+	if err != nil {
+		return fmt.Errorf("insert key: %w", err)
+	}
+	return nil
+}
+
+func storeKeyResponse(ctx context.Context, tx pgx.Tx, key string, resp Response) error {
+	_, err := tx.Exec(ctx, `UPDATE idempotency_keys SET response_status = $2, response_body = $3 WHERE key = $1`,
+		key, resp.Status, resp.Body)
+	if err != nil {
+		return fmt.Errorf("store response: %w", err)
+	}
+	return nil
+}
+
+func loadKeyRow(ctx context.Context, q pgx.Tx, key string) (keyRow, bool, error) {
 	var k keyRow
-	err := tx.QueryRow(ctx, `SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE key = $1`,
+	err := q.QueryRow(ctx, `SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE key = $1`,
 		key).Scan(&k.fingerprint, &k.resp.Status, &k.resp.Body)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return k, false, nil
@@ -83,9 +113,14 @@ func loadKeyRow(ctx context.Context, tx pgx.Tx, key string) (keyRow, bool, error
 	return k, true, nil
 }
 
-func answerStored(d Deps, k keyRow, r Request) Response {
-	if k.fingerprint != r.Fingerprint {
+// answerStored answers from a key row: 422 on another payload (when the
+// fingerprint is checked), 409 while in progress, else the stored response.
+func answerStored(d Deps, k keyRow, r Request, checkFingerprint bool) Response {
+	switch {
+	case checkFingerprint && k.fingerprint != r.Fingerprint:
 		return mismatch(d.Profile)
+	case k.inProgress():
+		return inFlight(d.Profile)
 	}
 	return replay(k.resp)
 }

@@ -3,6 +3,9 @@ package strategy
 import (
 	"context"
 	"fmt"
+	"time"
+
+	"github.com/idemchaos/idemchaos/targets/failpoint"
 )
 
 // redisGetSet checks the key, charges, then sets the response: the classic
@@ -22,48 +25,59 @@ func (s redisGetSet) Handle(ctx context.Context, r Request) Response {
 	if found {
 		return answerExisting(s.deps, rec, r)
 	}
+	s.deps.at(ctx, failpoint.AfterCheck, r)
 	resp := runCharge(ctx, s.deps, r)
 	if cacheable(resp) {
+		s.deps.at(ctx, failpoint.BeforeStoreResponse, r)
 		_ = storeDone(ctx, s.deps, r, resp) // the charge is done whatever Redis says
 	}
 	return resp
 }
 
-// redisSetNX claims the key atomically with SET NX EX, charges in Postgres,
-// stores the response and releases the claim on failure.
-type redisSetNX struct{ deps Deps }
+// redisClaim claims the key atomically with SET NX EX, charges in Postgres and
+// stores the response. Its knobs are the ways teams get it wrong:
+// redis-setnx releases the claim on error; redis-sticky never does and keeps
+// it as long as a key; redis-cache-errors stores 5xx answers too.
+type redisClaim struct {
+	deps        Deps
+	claimTTL    time.Duration
+	release     bool // DEL the claim when the work failed
+	cacheErrors bool // store every response, 5xx included
+}
 
-func newRedisSetNX(d Deps) Strategy { return redisSetNX{d} }
-
-func (s redisSetNX) Handle(ctx context.Context, r Request) Response {
+func (s redisClaim) Handle(ctx context.Context, r Request) Response {
 	if r.Key == "" {
 		return noKey(ctx, s.deps, r)
 	}
 	claim := encodeRecord(record{Fingerprint: r.Fingerprint})
-	won, err := s.deps.Redis.SetNX(ctx, s.deps.redisKey(r.Key), claim, s.deps.ClaimTTL).Result()
+	won, err := s.deps.Redis.SetNX(ctx, s.deps.redisKey(r.Key), claim, s.claimTTL).Result()
 	if err != nil {
 		return unavailable(fmt.Errorf("redis claim: %w", err))
 	}
 	if !won {
-		return s.existing(ctx, r)
+		return existing(ctx, s.deps, r)
 	}
+	s.deps.at(ctx, failpoint.AfterCheck, r)
+	s.deps.at(ctx, failpoint.AfterClaim, r)
 	resp := runCharge(ctx, s.deps, r)
-	if !cacheable(resp) {
+	switch {
+	case cacheable(resp) || s.cacheErrors:
+		s.deps.at(ctx, failpoint.BeforeStoreResponse, r)
+		_ = storeDone(ctx, s.deps, r, resp) // a lost write here is the two-system flaw
+	case s.release:
 		s.deps.Redis.Del(ctx, s.deps.redisKey(r.Key))
-		return resp
 	}
-	_ = storeDone(ctx, s.deps, r, resp) // lost write: the flaw this strategy shows
 	return resp
 }
 
 // existing answers a request whose claim lost to another.
-func (s redisSetNX) existing(ctx context.Context, r Request) Response {
-	rec, found, err := loadRecord(ctx, s.deps, r.Key)
+func existing(ctx context.Context, d Deps, r Request) Response {
+	rec, found, err := loadRecord(ctx, d, r.Key)
 	if err != nil {
 		return unavailable(err)
 	}
 	if !found { // the holder released or expired between our SET NX and GET
-		return inFlight(s.deps.Profile)
+		return inFlight(d.Profile)
 	}
-	return answerExisting(s.deps, rec, r)
+	return answerExisting(d, rec, r)
 }

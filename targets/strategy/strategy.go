@@ -20,6 +20,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idemchaos/idemchaos/targets/api"
+	"github.com/idemchaos/idemchaos/targets/failpoint"
 	"github.com/idemchaos/idemchaos/targets/ledger"
 )
 
@@ -37,6 +38,7 @@ type Response struct {
 	Status   int    `json:"status"`
 	Body     []byte `json:"body"`
 	Replayed bool   `json:"-"`
+	charged  bool   // a ledger row was written for this response
 }
 
 // Strategy is an idempotency layer.
@@ -56,6 +58,13 @@ type Deps struct {
 	ClaimTTL time.Duration
 	// KeyTTL is how long a completed key is kept (default 24h).
 	KeyTTL time.Duration
+	// Failpoints, if set, is evaluated at every named point a request passes.
+	Failpoints *failpoint.Set
+}
+
+// at evaluates failpoint p for request r.
+func (d Deps) at(ctx context.Context, p failpoint.Point, r Request) {
+	d.Failpoints.Eval(ctx, p, r.Key, r.AttemptID, r.Replica)
 }
 
 func (d Deps) withDefaults() Deps {
@@ -66,66 +75,6 @@ func (d Deps) withDefaults() Deps {
 		d.KeyTTL = 24 * time.Hour
 	}
 	return d
-}
-
-// Info describes a strategy for `idemchaos list` and the reports.
-type Info struct {
-	Name      string `json:"name"`
-	Mechanism string `json:"mechanism"`
-	Flaw      string `json:"flaw"` // empty for a correct design
-	Redis     bool   `json:"redis"`
-	new       func(Deps) Strategy
-}
-
-var catalog = []Info{
-	{Name: "none", Mechanism: "no idempotency layer", Flaw: "every retry charges again", new: newNone},
-	{Name: "memory", Mechanism: "per-replica in-process map: claim, fingerprint, stored response",
-		Flaw: "state is per process: a retry on another replica charges again", new: newMemory},
-	{Name: "redis-getset", Mechanism: "GET key; if absent charge in Postgres, then SET the response",
-		Flaw: "check-then-act race: concurrent duplicates all see the key absent", Redis: true, new: newRedisGetSet},
-	{Name: "redis-setnx", Mechanism: "SET NX EX claim, charge in Postgres, SET the response, DEL on error",
-		Flaw: "two systems: a lost response write or an expired claim lets a retry charge again", Redis: true, new: newRedisSetNX},
-	{Name: "pg-tx", Mechanism: "one Postgres transaction: non-blocking claim, INSERT key, charge, store response; fingerprint checked",
-		new: newPgTx},
-}
-
-// Catalog lists the built-in strategies in a stable order.
-func Catalog() []Info {
-	return append([]Info(nil), catalog...)
-}
-
-// Names lists the strategy names in catalog order.
-func Names() []string {
-	names := make([]string, len(catalog))
-	for i, s := range catalog {
-		names[i] = s.Name
-	}
-	return names
-}
-
-// Lookup returns the description of a strategy.
-func Lookup(name string) (Info, error) {
-	for _, s := range catalog {
-		if s.Name == name {
-			return s, nil
-		}
-	}
-	return Info{}, fmt.Errorf("unknown strategy %q (known: %v)", name, Names())
-}
-
-// New builds the named strategy on deps.
-func New(name string, deps Deps) (Strategy, error) {
-	info, err := Lookup(name)
-	if err != nil {
-		return nil, err
-	}
-	if info.Redis && deps.Redis == nil {
-		return nil, fmt.Errorf("strategy %s needs Redis", name)
-	}
-	if deps.Pool == nil {
-		return nil, errors.New("strategy needs a Postgres pool")
-	}
-	return info.new(deps.withDefaults()), nil
 }
 
 // charge runs the business logic on q and turns its outcome into a response:
@@ -141,18 +90,33 @@ func charge(ctx context.Context, q ledger.Querier, r Request) (Response, error) 
 	case err != nil:
 		return Response{}, err
 	}
-	return JSON(http.StatusCreated, c), nil
+	resp := JSON(http.StatusCreated, c)
+	resp.charged = true
+	return resp, nil
 }
 
-// chargeTx runs charge in its own transaction.
-func chargeTx(ctx context.Context, pool *pgxpool.Pool, r Request) (Response, error) {
-	var resp Response
-	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		var err error
-		resp, err = charge(ctx, tx, r)
-		return err
-	})
-	return resp, err
+// inTx runs work in one transaction. When the work charged, the
+// before-commit and after-commit failpoints fire around the commit.
+func inTx(ctx context.Context, d Deps, r Request, work func(pgx.Tx) (Response, error)) (Response, error) {
+	tx, err := d.Pool.Begin(ctx)
+	if err != nil {
+		return Response{}, fmt.Errorf("begin: %w", err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }() // a no-op once committed
+	resp, err := work(tx)
+	if err != nil {
+		return Response{}, err
+	}
+	if resp.charged {
+		d.at(ctx, failpoint.BeforeCommit, r)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return Response{}, fmt.Errorf("commit: %w", err)
+	}
+	if resp.charged {
+		d.at(ctx, failpoint.AfterCommit, r)
+	}
+	return resp, nil
 }
 
 // JSON builds a response with a JSON body.
@@ -182,7 +146,7 @@ func noKey(ctx context.Context, d Deps, r Request) Response {
 
 // runCharge charges in its own Postgres transaction; failures become 503.
 func runCharge(ctx context.Context, d Deps, r Request) Response {
-	resp, err := chargeTx(ctx, d.Pool, r)
+	resp, err := inTx(ctx, d, r, func(tx pgx.Tx) (Response, error) { return charge(ctx, tx, r) })
 	if err != nil {
 		return unavailable(err)
 	}

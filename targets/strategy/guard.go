@@ -1,0 +1,58 @@
+package strategy
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/idemchaos/idemchaos/targets/failpoint"
+)
+
+// redisPgGuard uses Redis only for the fast path (a concurrent duplicate gets
+// 409 at once) and keeps the truth in Postgres: the key row is written in the
+// charge's own transaction, so an expired claim or a lost Redis write can
+// never charge twice. A Redis outage degrades to Postgres alone.
+type redisPgGuard struct{ deps Deps }
+
+func (s redisPgGuard) Handle(ctx context.Context, r Request) Response {
+	if r.Key == "" {
+		return noKey(ctx, s.deps, r)
+	}
+	claim := encodeRecord(record{Fingerprint: r.Fingerprint})
+	won, err := s.deps.Redis.SetNX(ctx, s.deps.redisKey(r.Key), claim, s.deps.ClaimTTL).Result()
+	if err == nil && !won {
+		return existing(ctx, s.deps, r)
+	}
+	s.deps.at(ctx, failpoint.AfterClaim, r)
+	resp, err := inTx(ctx, s.deps, r, func(tx pgx.Tx) (Response, error) { return s.work(ctx, tx, r) })
+	if err != nil {
+		s.deps.Redis.Del(ctx, s.deps.redisKey(r.Key)) // best effort: Postgres is the truth
+		return unavailable(err)
+	}
+	if resp.Status != s.deps.Profile.Mismatch { // never cache the refusal of another payload
+		_ = storeDone(ctx, s.deps, r, resp) // a cache: losing it costs a 409, never a charge
+	}
+	return resp
+}
+
+// work inserts the key row; if it already exists (committed by an earlier
+// request, waited for if still open) the stored answer is replayed.
+func (s redisPgGuard) work(ctx context.Context, tx pgx.Tx, r Request) (Response, error) {
+	tag, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (key, fingerprint, response_status, response_body)
+		VALUES ($1, $2, 0, '') ON CONFLICT DO NOTHING`, r.Key, r.Fingerprint)
+	if err != nil {
+		return Response{}, fmt.Errorf("insert key: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		stored, _, err := loadKeyRow(ctx, tx, r.Key)
+		return answerStored(s.deps, stored, r, true), err
+	}
+	s.deps.at(ctx, failpoint.AfterCheck, r)
+	resp, err := charge(ctx, tx, r)
+	if err != nil {
+		return Response{}, err
+	}
+	s.deps.at(ctx, failpoint.BeforeStoreResponse, r)
+	return resp, storeKeyResponse(ctx, tx, r.Key, resp)
+}
