@@ -77,15 +77,15 @@ func (c *Client) Run(ctx context.Context, plan workload.Plan) []history.Attempt 
 	}
 	gates := newBarriers(plan.Ops)
 	var wg sync.WaitGroup
-	for _, op := range plan.Ops {
+	for i, op := range plan.Ops {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer close(done[op.ID])
+			defer close(done[i])
 			if op.After >= 0 && !wait(ctx, done[op.After]) {
 				return
 			}
-			if !gates.pass(ctx, op.Group) {
+			if !sleep(ctx, op.Delay) || !gates.pass(ctx, op.Group) {
 				return
 			}
 			c.runOp(ctx, op, rec)
@@ -110,16 +110,24 @@ func (c *Client) runOp(ctx context.Context, op workload.Op, rec *recorder) {
 	for try := 1; try <= op.MaxTries; try++ {
 		a := c.send(ctx, op, try)
 		rec.add(a)
-		if !retryable(a) || try == op.MaxTries {
+		if !retryable(a) || try == op.MaxTries || !sleep(ctx, c.cfg.Policy.Delay(try+1, rng)) {
 			return
 		}
-		t := time.NewTimer(c.cfg.Policy.Delay(try+1, rng))
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return
-		}
+	}
+}
+
+// sleep waits d; false if ctx ended first.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
 

@@ -89,10 +89,35 @@ type Ledger struct {
 	// RowsAtStart is the number of charges found before the run began; a run
 	// that did not start from an empty ledger proves nothing.
 	RowsAtStart int `json:"rows_at_start"`
+	// Redis holds the idempotency records found in Redis after the run, for
+	// strategies that keep them there (nil otherwise).
+	Redis []RedisRecord `json:"redis,omitempty"`
+}
+
+// RedisRecord is one idempotency record read from Redis after the run.
+type RedisRecord struct {
+	Key         string        `json:"key"` // the idempotency key, without the run's prefix
+	Fingerprint string        `json:"fingerprint"`
+	Done        bool          `json:"done"`                // false: an in-flight claim
+	Status      int           `json:"status,omitempty"`    // stored response status, when done
+	ChargeID    string        `json:"charge_id,omitempty"` // charge named by the stored response
+	TTL         time.Duration `json:"ttl_ns"`              // remaining time to live; -1: none
 }
 
 // History is everything a run observed.
 type History struct {
 	Seed     uint64    `json:"seed"`
 	Attempts []Attempt `json:"attempts"`
+	// Quiesced is when every fault had healed and all work had ended; attempts
+	// sent from Quiesced+ClaimTimeout on are probes that must replay or
+	// execute. Zero: the run has no probe phase.
+	Quiesced time.Duration `json:"quiesced_ns,omitempty"`
+	// ClaimTimeout is the longest a key may legitimately stay in flight.
+	ClaimTimeout time.Duration `json:"claim_timeout_ns,omitempty"`
+	// KeyTTL is the target's documented key retention: a request sent more
+	// than KeyTTL after its key's last charge is a new request, and may charge
+	// again. Zero: keys never expire.
+	KeyTTL time.Duration `json:"key_ttl_ns,omitempty"`
+	// End is when the ground truth was read, on the run's clock.
+	End time.Duration `json:"end_ns,omitempty"`
 }

@@ -7,6 +7,7 @@ package workload
 import (
 	"fmt"
 	"math/rand/v2"
+	"time"
 )
 
 // MaxOps bounds a plan: every load loop of the harness is bounded in count.
@@ -19,10 +20,13 @@ type Account struct {
 	Opening  int64  `json:"opening"`
 }
 
-// Try is the route and fault of one try of an operation.
+// Try is the route and faults of one try of an operation.
 type Try struct {
 	Replica int    `json:"replica"`
-	Fault   string `json:"fault,omitempty"`
+	Fault   string `json:"fault,omitempty"` // on the client's path: the try is routed through a faulty link
+	// Inject is a fault fired inside the target when this try reaches a
+	// failpoint, as "ACTION@POINT" (e.g. "redis-cut@after-commit").
+	Inject string `json:"inject,omitempty"`
 }
 
 // Op is one logical payment the client wants made exactly once.
@@ -34,8 +38,11 @@ type Op struct {
 	Currency string `json:"currency"`
 	// Group releases every op of the same group together through a barrier; -1: none.
 	Group int `json:"group"`
-	// After delays the op until op After has finished; -1: none.
+	// After delays the op until op After (an index in the plan) has
+	// finished; -1: none.
 	After int `json:"after"`
+	// Delay waits this long (after After, before the barrier) to start.
+	Delay time.Duration `json:"delay_ns,omitempty"`
 	// MaxTries bounds the tries; Tries plans the first ones.
 	MaxTries int   `json:"max_tries"`
 	Tries    []Try `json:"tries,omitempty"`
@@ -61,9 +68,10 @@ type Plan struct {
 
 // Fault is one entry of the fault schedule.
 type Fault struct {
-	Op    int    `json:"op"`
-	Try   int    `json:"try"`
-	Fault string `json:"fault"`
+	Op     int    `json:"op"`
+	Try    int    `json:"try"`
+	Fault  string `json:"fault,omitempty"`
+	Inject string `json:"inject,omitempty"`
 }
 
 // Faults lists the faults the plan places, in op and try order.
@@ -71,8 +79,8 @@ func (p Plan) Faults() []Fault {
 	var out []Fault
 	for _, o := range p.Ops {
 		for i, t := range o.Tries {
-			if t.Fault != "" && i < o.MaxTries {
-				out = append(out, Fault{Op: o.ID, Try: i + 1, Fault: t.Fault})
+			if (t.Fault != "" || t.Inject != "") && i < o.MaxTries {
+				out = append(out, Fault{Op: o.ID, Try: i + 1, Fault: t.Fault, Inject: t.Inject})
 			}
 		}
 	}
@@ -84,15 +92,19 @@ func (p Plan) Validate() error {
 	if len(p.Ops) == 0 || len(p.Ops) > MaxOps {
 		return fmt.Errorf("plan has %d operations; want 1 to %d", len(p.Ops), MaxOps)
 	}
+	ids := make(map[int]bool, len(p.Ops))
 	for i, o := range p.Ops {
 		switch {
-		case o.ID != i:
-			return fmt.Errorf("op %d has id %d", i, o.ID)
+		case ids[o.ID]:
+			return fmt.Errorf("op %d: id %d used twice", i, o.ID)
 		case o.MaxTries < 1 || o.MaxTries > 20:
 			return fmt.Errorf("op %d: max tries %d not in 1..20", i, o.MaxTries)
 		case o.After >= i:
 			return fmt.Errorf("op %d waits for a later op %d", i, o.After)
+		case o.Delay < 0 || o.Delay > time.Minute:
+			return fmt.Errorf("op %d: delay %s not in 0..1m", i, o.Delay)
 		}
+		ids[o.ID] = true
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package workload_test
 import (
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/idemchaos/idemchaos/sim/workload"
 )
@@ -55,7 +56,8 @@ func TestValidate(t *testing.T) {
 	ok := workload.Op{ID: 0, MaxTries: 1, Group: -1, After: -1}
 	cases := map[string]workload.Plan{
 		"empty":       {},
-		"bad id":      {Ops: []workload.Op{{ID: 3, MaxTries: 1, After: -1}}},
+		"same id":     {Ops: []workload.Op{{ID: 0, MaxTries: 1, After: -1}, {ID: 0, MaxTries: 1, After: -1}}},
+		"long delay":  {Ops: []workload.Op{{ID: 0, MaxTries: 1, After: -1, Delay: time.Hour}}},
 		"no tries":    {Ops: []workload.Op{{ID: 0, MaxTries: 0, After: -1}}},
 		"waits ahead": {Ops: []workload.Op{{ID: 0, MaxTries: 1, After: 0}}},
 	}
