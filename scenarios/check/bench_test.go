@@ -14,28 +14,55 @@ import (
 
 const genAccounts = 100
 
-// generator builds a large history of 4 attempts per key, in one of four
-// clean shapes, with a double charge on every 5000th key (from the 8th) and an
-// executed payload mismatch on every 5000th key (from the 12th), and the
-// balance of acct_0 off by one.
+// generator builds a large history of a two-store target: 4 attempts per
+// key, in one of four clean shapes, then a probe phase that retries every key
+// once after the faults healed and the claims expired, and a Redis record per
+// key naming its charge. Anomalies: a double charge on every 5000th key (from
+// the 8th), an executed payload mismatch on every 5000th key (from the 12th),
+// a key poisoned by a claim left behind on every 5000th key (from the 20th),
+// a cached 503 replayed 4 times on every 5000th key (from the 24th), a lost
+// Redis write on every 5000th key (from the 30th), and the balance of acct_0
+// off by one.
 type generator struct {
 	atts    []history.Attempt
 	charges []history.Charge
+	redis   []history.RedisRecord
+	probes  []genProbe
 	sums    [genAccounts]int64
 	fps     map[string]string
 }
 
+// genProbe is the retry of one key sent in the probe phase and its answer:
+// the replay of charge, or status (409: stuck, 503: a cached error).
+type genProbe struct {
+	key    string
+	acct   int
+	amount int64
+	op     int
+	charge string
+	status int
+}
+
+// claimTimeout is the generated target's claim timeout.
+const claimTimeout = 500 * time.Millisecond
+
 func genInput(keys int, seed uint64) Input {
 	g := &generator{
-		atts:    make([]history.Attempt, 0, 4*keys),
+		atts:    make([]history.Attempt, 0, 5*keys),
 		charges: make([]history.Charge, 0, keys+keys/1000),
+		redis:   make([]history.RedisRecord, 0, keys),
+		probes:  make([]genProbe, 0, keys),
 		fps:     make(map[string]string),
 	}
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	for i := range keys {
 		g.key(i, fmt.Sprintf("%016x%016x", rng.Uint64(), rng.Uint64()))
 	}
-	l := history.Ledger{Charges: g.charges}
+	quiesced := time.Duration(keys)*10*time.Millisecond + 4*time.Second
+	for i, p := range g.probes {
+		g.probe(p, quiesced+claimTimeout+time.Duration(i)*10*time.Microsecond)
+	}
+	l := history.Ledger{Charges: g.charges, Redis: g.redis}
 	for i, sum := range g.sums {
 		const opening = 1_000_000_000
 		l.Accounts = append(l.Accounts, history.Account{
@@ -43,7 +70,8 @@ func genInput(keys int, seed uint64) Input {
 		})
 	}
 	l.Accounts[0].Balance--
-	return Input{History: history.History{Seed: seed, Attempts: g.atts}, Ledger: l, Profile: api.IETF}
+	h := history.History{Seed: seed, Attempts: g.atts, Quiesced: quiesced, ClaimTimeout: claimTimeout}
+	return Input{History: h, Ledger: l, Profile: api.IETF, TwoStores: true}
 }
 
 func (g *generator) key(i int, key string) {
@@ -52,6 +80,22 @@ func (g *generator) key(i int, key string) {
 	op := 4 * i
 	t := time.Duration(i) * 10 * time.Millisecond
 	a := g.attempt(op, 1, key, acct, amount, t)
+	p := genProbe{key: key, acct: acct, amount: amount, op: op, status: 201}
+	defer func() {
+		g.probes = append(g.probes, p)
+		switch p.status {
+		case 201:
+			if i%5000 != 29 { // the Redis write after the commit was lost
+				g.redis = append(g.redis, history.RedisRecord{Key: key, Fingerprint: a.Fingerprint, Done: true,
+					Status: 201, ChargeID: p.charge, TTL: 24 * time.Hour})
+			}
+		case 409:
+			g.redis = append(g.redis, history.RedisRecord{Key: key, Fingerprint: a.Fingerprint, TTL: -1})
+		default:
+			g.redis = append(g.redis, history.RedisRecord{Key: key, Fingerprint: a.Fingerprint, Done: true,
+				Status: p.status, TTL: 24 * time.Hour})
+		}
+	}()
 	switch {
 	case i%5000 == 7: // no idempotency: the retry after a dropped response charges again
 		g.timeout(a)
@@ -61,12 +105,32 @@ func (g *generator) key(i int, key string) {
 		g.ack(b, id, false)
 		g.ack(g.attempt(op+2, 1, key, acct, amount, t+2*time.Second), id, true)
 		g.ack(g.attempt(op+3, 1, key, acct, amount, t+3*time.Second), id, true)
+		p.charge = id
 	case i%5000 == 11: // no fingerprint: another amount gets the first 2xx
 		id := g.charge(a, acct)
 		g.ack(a, id, false)
 		g.ack(g.attempt(op+1, 1, key, acct, amount+1, t+100*time.Millisecond), id, true)
 		g.ack(g.attempt(op+2, 1, key, acct, amount, t+200*time.Millisecond), id, true)
 		g.ack(g.attempt(op+3, 1, key, acct, amount, t+300*time.Millisecond), id, true)
+		p.charge = id
+	case i%5000 == 19: // sticky claim: the failed charge never released it
+		g.fail(a, false)
+		a.Fault = "db-cut"
+		for _, b := range []*history.Attempt{
+			g.attempt(op, 2, key, acct, amount, t+1100*time.Millisecond),
+			g.attempt(op+1, 1, key, acct, amount, t+2*time.Second),
+			g.attempt(op+2, 1, key, acct, amount, t+3*time.Second),
+		} {
+			b.Outcome, b.Status, b.Server.Status = history.Rejected, 409, 409
+		}
+		p.status = 409
+	case i%5000 == 23: // cached error: the 503 is stored and replayed
+		g.fail(a, false)
+		a.Fault = "db-cut"
+		g.fail(g.attempt(op, 2, key, acct, amount, t+1100*time.Millisecond), true)
+		g.fail(g.attempt(op+1, 1, key, acct, amount, t+2*time.Second), true)
+		g.fail(g.attempt(op+2, 1, key, acct, amount, t+3*time.Second), true)
+		p.status = 503
 	case i%4 == 0: // concurrent duplicates: 409, then replays
 		id := g.charge(a, acct)
 		g.ack(a, id, false)
@@ -75,6 +139,7 @@ func (g *generator) key(i int, key string) {
 		b.Outcome, b.Status = history.Rejected, 409
 		g.ack(g.attempt(op+1, 2, key, acct, amount, t+100*time.Millisecond), id, true)
 		g.ack(g.attempt(op+2, 1, key, acct, amount, t+200*time.Millisecond), id, true)
+		p.charge = id
 	case i%4 == 1: // dropped response: retried and replayed, a duplicate meanwhile
 		g.timeout(a)
 		id := g.charge(a, acct)
@@ -84,6 +149,7 @@ func (g *generator) key(i int, key string) {
 		c.Server.Start, c.Server.End = t+1106*time.Millisecond, t+1108*time.Millisecond
 		c.Outcome, c.Status = history.Rejected, 409
 		g.ack(g.attempt(op+2, 1, key, acct, amount, t+2*time.Second), id, true)
+		p.charge = id
 	case i%4 == 2: // payload mismatch answered 422
 		id := g.charge(a, acct)
 		g.ack(a, id, false)
@@ -91,6 +157,7 @@ func (g *generator) key(i int, key string) {
 		b.Outcome, b.Status = history.Rejected, 422
 		g.ack(g.attempt(op+2, 1, key, acct, amount, t+200*time.Millisecond), id, true)
 		g.ack(g.attempt(op+3, 1, key, acct, amount, t+300*time.Millisecond), id, true)
+		p.charge = id
 	default: // two requests without a key answered 400, then a keyed one replayed
 		a.Key, a.Outcome, a.Status = "", history.Rejected, 400
 		b := g.attempt(op+1, 1, "", acct, amount, t+100*time.Millisecond)
@@ -99,7 +166,27 @@ func (g *generator) key(i int, key string) {
 		id := g.charge(c, acct)
 		g.ack(c, id, false)
 		g.ack(g.attempt(op+3, 1, key, acct, amount, t+300*time.Millisecond), id, true)
+		p.charge = id
 	}
+}
+
+// probe appends p's retry, called at t: a replay, a 409 or a replayed 503.
+func (g *generator) probe(p genProbe, t time.Duration) {
+	a := g.attempt(p.op, 9, p.key, p.acct, p.amount, t)
+	switch p.status {
+	case 201:
+		g.ack(a, p.charge, true)
+	case 409:
+		a.Outcome, a.Status, a.Server.Status = history.Rejected, 409, 409
+	default:
+		g.fail(a, true)
+	}
+}
+
+// fail makes a an indeterminate 503, replayed or not.
+func (g *generator) fail(a *history.Attempt, replay bool) {
+	a.Outcome, a.Status, a.Replayed = history.Indeterminate, 503, replay
+	a.Server.Status, a.Server.Replayed = 503, replay
 }
 
 // attempt appends an attempt served over [t+1ms, t+40ms] and returning at t+50ms.
@@ -142,17 +229,37 @@ func (g *generator) charge(a *history.Attempt, acct int) string {
 
 func TestGenerated(t *testing.T) {
 	in := genInput(25_000, 1)
-	if n := len(in.History.Attempts); n != 100_000 {
-		t.Fatalf("%d attempts, want 100000", n)
+	if n := len(in.History.Attempts); n != 125_000 {
+		t.Fatalf("%d attempts, want 125000", n)
+	}
+	seen := make(map[string]bool, len(in.History.Attempts))
+	for _, a := range in.History.Attempts {
+		if seen[a.ID] {
+			t.Fatalf("attempt id %s is used twice", a.ID)
+		}
+		seen[a.ID] = true
 	}
 	r := Run(in)
-	assertCounts(t, r, map[string]int{DoubleCharge: 5, LostAck: 5, MismatchExecuted: 5, Balance: 1})
+	assertCounts(t, r, map[string]int{DoubleCharge: 5, LostAck: 5, MismatchExecuted: 5, Balance: 1,
+		StuckKey: 5, CachedError: 20, StoreDesync: 10})
 	// keys 7, 5007, ... charge 100 + i%50 twice: i%50 is 7 for each.
 	if r.Overcharged != 5*107 {
 		t.Errorf("Overcharged = %d, want %d", r.Overcharged, 5*107)
 	}
+	// keys 29, 5029, ... lost the Redis write of a charge of 100 + 29; keys
+	// 7, 5007, ... charged twice and Redis names the second charge.
+	var desync int64
 	for _, f := range r.Findings {
 		assertDetail(t, f)
+		if f.Anomaly == StoreDesync {
+			desync += f.Money
+		}
+		if f.Anomaly == StuckKey && len(f.Attempts) != 2 {
+			t.Errorf("stuck_key evidence %v, want the probe and the attempt that left the claim", f.Attempts)
+		}
+	}
+	if desync != 5*129+5*107 {
+		t.Errorf("store_desync money = %d, want %d", desync, 5*129+5*107)
 	}
 }
 

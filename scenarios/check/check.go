@@ -8,7 +8,9 @@
 // same report, whatever the order of the attempts and charges in it.
 //
 // Universal invariants (every profile): double_charge, lost_ack,
-// replay_mismatch, mismatch_executed, balance. Per profile: status_contract.
+// replay_mismatch, mismatch_executed, balance, stuck_key and, for targets that
+// keep idempotency records in Redis and the ledger in Postgres, store_desync.
+// Per profile: status_contract, cached_error.
 //
 // The key of an attempt is its Idempotency-Key (Attempt.Key). The reference
 // fingerprint of a key is the fingerprint of the attempt that made the key's
@@ -17,6 +19,10 @@
 // attempt by server start (if the server logged any of them), else by call
 // time. Hidden attempts (transport-level re-sends) are real server-side
 // attempts and take part in every check.
+//
+// A probe is an attempt sent once every fault has healed and every claim
+// should have expired: when History.Quiesced is set, an attempt whose Call is
+// at or after Quiesced + ClaimTimeout. A probe must replay or execute.
 package check
 
 import (
@@ -38,10 +44,21 @@ const (
 	Balance = "balance"
 	// StatusContract: a status code the contract profile does not allow.
 	StatusContract = "status_contract"
+	// StuckKey: a probe of a key still got the profile's in-flight status
+	// (409): the key's claim was never released, the key is poisoned.
+	StuckKey = "stuck_key"
+	// StoreDesync: the Redis idempotency records and the Postgres ledger
+	// disagree about a key (checked only for two-store targets).
+	StoreDesync = "store_desync"
+	// CachedError: a 5xx replayed from a key's stored response (or served to
+	// a probe) where the profile forbids it, or where the ledger shows the
+	// key's work did commit.
+	CachedError = "cached_error"
 )
 
 // names is the stable order of the anomalies; a finding's rank is its index.
-var names = [...]string{DoubleCharge, LostAck, ReplayMismatch, MismatchExecuted, Balance, StatusContract}
+var names = [...]string{DoubleCharge, LostAck, ReplayMismatch, MismatchExecuted, Balance, StatusContract,
+	StuckKey, StoreDesync, CachedError}
 
 const (
 	rankDoubleCharge = iota
@@ -50,6 +67,9 @@ const (
 	rankMismatchExecuted
 	rankBalance
 	rankStatusContract
+	rankStuckKey
+	rankStoreDesync
+	rankCachedError
 	numAnomalies
 )
 
@@ -59,11 +79,15 @@ func Names() []string {
 }
 
 // Input is everything the checker judges: the history of a run, the ledger
-// read after it, and the contract profile the target promised.
+// read after it (with the Redis records, if any), and the contract profile
+// the target promised.
 type Input struct {
 	History history.History
 	Ledger  history.Ledger
 	Profile api.Profile
+	// TwoStores says the target keeps its idempotency records in Redis and
+	// its ledger in Postgres; store_desync is checked only then.
+	TwoStores bool
 }
 
 // Finding is one violated invariant with its evidence.
@@ -98,7 +122,9 @@ func (r Report) Failed() bool {
 // not modify in, and equal inputs (up to the order of attempts, charges and
 // accounts) give identical reports.
 func Run(in Input) Report {
+	in, expired := splitExpired(in)
 	c := newChecker(in)
+	c.expired = expired
 	c.checkKeys()
 	c.checkBalances()
 	return c.report()

@@ -7,13 +7,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/targets/api"
 )
 
 func TestNames(t *testing.T) {
-	want := []string{"double_charge", "lost_ack", "replay_mismatch", "mismatch_executed", "balance", "status_contract"}
+	want := []string{"double_charge", "lost_ack", "replay_mismatch", "mismatch_executed", "balance", "status_contract",
+		"stuck_key", "store_desync", "cached_error"}
 	if got := Names(); !slices.Equal(got, want) {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}
@@ -445,7 +447,8 @@ func crowd(firstFails bool) Input {
 	return input(api.IETF, ledger(ch("ch_1", keyA, "a1-1", 500, 1)), atts...)
 }
 
-// everything holds one instance of every anomaly, on distinct keys.
+// everything holds one instance of every anomaly, on distinct keys, from a
+// two-store target with a probe phase from 10.5 s.
 func everything() Input {
 	in := cleanIETF()
 	extra := input(api.IETF, ledger(),
@@ -457,6 +460,11 @@ func everything() Input {
 		att(13, 1, "k-mismatch", 500, 9000, acked(201, "ch_13", "B13")),
 		att(14, 1, "k-mismatch", 900, 9100, acked(201, "ch_14", "B14")),
 		att(15, 1, "", 500, 9500, failed(503)),
+		att(16, 1, "k-stuck", 500, 9600, failed(503), faulted("db-cut")),
+		att(16, 2, "k-stuck", 500, 10600, rejected(409)),
+		att(17, 1, "k-cached", 500, 9700, failed(503), faulted("db-cut")),
+		att(17, 2, "k-cached", 500, 9800, failed(503), replayed()),
+		att(18, 1, "k-desync", 500, 9900, timedOut()),
 	)
 	in.History.Attempts = append(in.History.Attempts, extra.History.Attempts...)
 	in.Ledger.Charges = append(in.Ledger.Charges,
@@ -464,14 +472,23 @@ func everything() Input {
 		ch("ch_12", "k-replay", "a12-1", 500, 12),
 		ch("ch_13", "k-mismatch", "a13-1", 500, 13), ch("ch_14", "k-mismatch", "a14-1", 900, 14),
 		ch("ch_15", "k-mismatch", "a14-1", 900, 15),
+		ch("ch_16", "k-desync", "a18-1", 500, 16),
 	)
-	in.Ledger.Accounts[0].Balance -= 500 + 500 + 500 + 500 + 900 + 900 + 1 // one off
+	in.Ledger.Accounts[0].Balance -= 500 + 500 + 500 + 500 + 900 + 900 + 500 + 1 // one off
+	in.History.Quiesced, in.History.ClaimTimeout = 10*time.Second, ms(claimMs)
+	in.TwoStores = true
+	in.Ledger.Redis = []history.RedisRecord{
+		done(keyA, 201, "ch_1"), done(keyB, 201, "ch_2"), done(keyC, 201, "ch_3"),
+		done("k-double", 201, "ch_10"), done("k-replay", 201, "ch_12"), done("k-mismatch", 201, "ch_13"),
+		claimed("k-stuck", -1), done("k-cached", 503, ""), claimed("k-desync", time.Minute),
+	}
 	return in
 }
 
 func TestEverything(t *testing.T) {
 	r := Run(everything())
-	want := map[string]int{DoubleCharge: 3, LostAck: 1, ReplayMismatch: 1, MismatchExecuted: 1, Balance: 1, StatusContract: 1}
+	want := map[string]int{DoubleCharge: 3, LostAck: 1, ReplayMismatch: 1, MismatchExecuted: 1, Balance: 1, StatusContract: 1,
+		StuckKey: 1, StoreDesync: 1, CachedError: 1}
 	assertCounts(t, r, want)
 	if r.Overcharged != 2300 {
 		t.Errorf("Overcharged = %d, want 2300", r.Overcharged)
@@ -516,6 +533,7 @@ func TestDeterministic(t *testing.T) {
 				in.History.Attempts = shuffled(rng, in.History.Attempts)
 				in.Ledger.Charges = shuffled(rng, in.Ledger.Charges)
 				in.Ledger.Accounts = shuffled(rng, in.Ledger.Accounts)
+				in.Ledger.Redis = shuffled(rng, in.Ledger.Redis)
 				got := Run(in)
 				if !reflect.DeepEqual(got, want) {
 					t.Fatalf("report differs after shuffling:\n%s\nwant\n%s", mustJSON(t, got), wantJSON)
@@ -554,7 +572,8 @@ func TestRunDoesNotModifyInput(t *testing.T) {
 
 func TestReportJSON(t *testing.T) {
 	got := mustJSON(t, Run(cleanIETF()))
-	want := `{"anomalies":{"balance":0,"double_charge":0,"lost_ack":0,"mismatch_executed":0,"replay_mismatch":0,"status_contract":0},"overcharged":0,"findings":[]}`
+	want := `{"anomalies":{"balance":0,"cached_error":0,"double_charge":0,"lost_ack":0,"mismatch_executed":0,` +
+		`"replay_mismatch":0,"status_contract":0,"store_desync":0,"stuck_key":0},"overcharged":0,"findings":[]}`
 	if got != want {
 		t.Fatalf("clean report JSON:\n%s\nwant\n%s", got, want)
 	}
@@ -566,7 +585,7 @@ func TestReportJSON(t *testing.T) {
 
 func TestResolve(t *testing.T) {
 	wasApplied := false
-	h := history.History{Seed: 9, Attempts: []history.Attempt{
+	h := history.History{Seed: 9, Quiesced: 4 * time.Second, ClaimTimeout: ms(500), Attempts: []history.Attempt{
 		att(1, 1, keyA, 500, 0, timedOut()),                  // charged: applied
 		att(1, 2, keyA, 500, 1100, acked(201, "ch_1", "B1")), // acked: untouched
 		att(2, 1, keyB, 500, 0, failed(503)),                 // not charged: not applied
@@ -597,8 +616,9 @@ func TestResolve(t *testing.T) {
 			t.Errorf("attempt %s: Applied = %s, want %s", got.Attempts[i].ID, applied(i), want)
 		}
 	}
-	if got.Seed != 9 || len(got.Attempts) != len(h.Attempts) {
-		t.Fatalf("Resolve lost data: seed %d, %d attempts", got.Seed, len(got.Attempts))
+	if got.Seed != 9 || len(got.Attempts) != len(h.Attempts) || got.Quiesced != 4*time.Second || got.ClaimTimeout != ms(500) {
+		t.Fatalf("Resolve lost data: seed %d, %d attempts, quiesced %v, claim timeout %v",
+			got.Seed, len(got.Attempts), got.Quiesced, got.ClaimTimeout)
 	}
 	got.Attempts[0].Server.Start = 12345
 	*got.Attempts[4].Applied = true

@@ -2,7 +2,9 @@ package check
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/idemchaos/idemchaos/sim/history"
@@ -125,4 +127,27 @@ func Money(minor int64) string {
 		sign, minor = "-", -minor
 	}
 	return fmt.Sprintf("%s%d.%02d", sign, minor/100, minor%100)
+}
+
+// duration formats a duration readably: "250µs", "500ms", "1.84s", "2m5s", "24h".
+func duration(d time.Duration) string {
+	if d < 0 {
+		return "-" + duration(-d)
+	}
+	switch {
+	case d < time.Millisecond:
+		return d.String()
+	case d < time.Second-time.Millisecond/2:
+		return strconv.FormatInt(int64(d.Round(time.Millisecond)/time.Millisecond), 10) + "ms"
+	case d < time.Minute-5*time.Millisecond:
+		return strconv.FormatFloat(d.Seconds(), 'f', 2, 64) + "s"
+	}
+	s := d.Round(time.Second).String() // "2m5s", "2m0s", "24h0m0s"
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
 }

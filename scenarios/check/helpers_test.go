@@ -196,3 +196,41 @@ func dump(fs []Finding) string {
 	}
 	return b.String()
 }
+
+// Probe phase of the crafted histories: faults healed at 1 s, claims expire
+// after 500 ms, so attempts called from 1.5 s on are probes.
+const (
+	quiescedMs = 1000
+	claimMs    = 500
+	probeMs    = quiescedMs + claimMs
+)
+
+// probing gives in a probe phase: quiesced at 1 s, claim timeout 500 ms.
+func probing(in Input) Input {
+	in.History.Quiesced, in.History.ClaimTimeout = ms(quiescedMs), ms(claimMs)
+	return in
+}
+
+// twoStores marks in as a Redis + Postgres target holding recs in Redis.
+func twoStores(in Input, recs ...history.RedisRecord) Input {
+	in.TwoStores = true
+	in.Ledger.Redis = recs
+	return in
+}
+
+// withRedis holds recs in Redis without declaring two stores.
+func withRedis(in Input, recs ...history.RedisRecord) Input {
+	in.Ledger.Redis = recs
+	return in
+}
+
+// done is a completed Redis record of key storing status and charge.
+func done(key string, status int, charge string) history.RedisRecord {
+	return history.RedisRecord{Key: key, Fingerprint: fp("acct_1", 500), Done: true, Status: status,
+		ChargeID: charge, TTL: 24 * time.Hour}
+}
+
+// claimed is an in-flight Redis claim of key with ttl left (-1: no expiry).
+func claimed(key string, ttl time.Duration) history.RedisRecord {
+	return history.RedisRecord{Key: key, Fingerprint: fp("acct_1", 500), TTL: ttl}
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/targets/api"
@@ -12,6 +13,18 @@ import (
 // checker holds the indexes built once per Run and the findings gathered.
 type checker struct {
 	profile api.Profile
+	// inFlight is the profile's status for a duplicate while the first is in
+	// flight (409 if the profile leaves it unset).
+	inFlight int
+	// probes says the run has a probe phase: attempts called at or after
+	// probeFrom (Quiesced + ClaimTimeout) are probes.
+	probes              bool
+	quiesced, claimTime time.Duration
+	probeFrom           time.Duration
+	twoStores           bool
+	// expired names the keys whose retention ended before the run did: their
+	// Redis records are legitimately gone.
+	expired map[string]bool
 
 	// keys holds every distinct key (of attempts and charges), sorted.
 	keys []string
@@ -25,6 +38,10 @@ type checker struct {
 	// charges are chs[chAt[i]:chAt[i+1]].
 	chs  []*history.Charge
 	chAt []int32
+	// reds holds the Redis records grouped likewise, each group in
+	// canonical order (compareRedis); key i's records are reds[redAt[i]:redAt[i+1]].
+	reds  []*history.RedisRecord
+	redAt []int32
 	// byAttempt indexes the ledger by AttemptID: the first charge naming an
 	// attempt, and next[i] the following one after ledger[i] (-1: none).
 	// Built lazily, on the first payload mismatch.
@@ -54,8 +71,14 @@ type chargeRow struct {
 }
 
 func newChecker(in Input) *checker {
-	c := &checker{profile: in.Profile, ledger: in.Ledger.Charges}
-	c.group(in.History.Attempts, in.Ledger.Charges)
+	h := in.History
+	c := &checker{profile: in.Profile, ledger: in.Ledger.Charges, inFlight: in.Profile.InFlight,
+		probes: h.Quiesced > 0, quiesced: h.Quiesced, claimTime: h.ClaimTimeout,
+		probeFrom: h.Quiesced + h.ClaimTimeout, twoStores: in.TwoStores}
+	if c.inFlight == 0 {
+		c.inFlight = 409
+	}
+	c.group(h.Attempts, in.Ledger.Charges, in.Ledger.Redis)
 
 	c.rows = make(map[string]chargeRow, len(c.chs))
 	for _, ch := range c.chs { // grouped and sorted, so the first row of a duplicated id is stable
@@ -78,10 +101,11 @@ func newChecker(in Input) *checker {
 	return c
 }
 
-// group fills keys, atts, attAt, chs and chAt: it hashes attempts and
-// charges into one group per key, sorts the distinct keys only, places the
-// groups in that order (counting sort), then sorts each small group.
-func (c *checker) group(atts []history.Attempt, chs []history.Charge) {
+// group fills keys, atts, attAt, chs, chAt, reds and redAt: it hashes
+// attempts, charges and Redis records into one group per key, sorts the
+// distinct keys only, places the groups in that order (counting sort), then
+// sorts each small group.
+func (c *checker) group(atts []history.Attempt, chs []history.Charge, reds []history.RedisRecord) {
 	ids := make(map[string]int32, len(chs)+len(atts)/8)
 	var keys []string
 	idOf := func(k string) int32 {
@@ -101,6 +125,10 @@ func (c *checker) group(atts []history.Attempt, chs []history.Charge) {
 	for i := range chs {
 		chG[i] = idOf(chs[i].Key)
 	}
+	redG := make([]int32, len(reds))
+	for i := range reds {
+		redG[i] = idOf(reds[i].Key)
+	}
 
 	order := make([]int32, len(keys))
 	for i := range order {
@@ -116,9 +144,13 @@ func (c *checker) group(atts []history.Attempt, chs []history.Charge) {
 
 	c.atts, c.attAt = place(atts, attG, rank)
 	c.chs, c.chAt = place(chs, chG, rank)
+	c.reds, c.redAt = place(reds, redG, rank)
 	for r := range c.keys {
 		slices.SortFunc(c.atts[c.attAt[r]:c.attAt[r+1]], compareAttempts)
 		slices.SortFunc(c.chs[c.chAt[r]:c.chAt[r+1]], compareCharges)
+		if c.redAt[r+1]-c.redAt[r] > 1 {
+			slices.SortFunc(c.reds[c.redAt[r]:c.redAt[r+1]], compareRedis)
+		}
 	}
 }
 
@@ -212,7 +244,8 @@ func (c *checker) attempt(id string, group []*history.Attempt) *history.Attempt 
 // checkKeys runs the per-key checks, key by key in sorted order.
 func (c *checker) checkKeys() {
 	for r, key := range c.keys {
-		c.checkKey(key, c.atts[c.attAt[r]:c.attAt[r+1]], c.chs[c.chAt[r]:c.chAt[r+1]])
+		c.checkKey(key, c.atts[c.attAt[r]:c.attAt[r+1]], c.chs[c.chAt[r]:c.chAt[r+1]],
+			c.reds[c.redAt[r]:c.redAt[r+1]])
 	}
 }
 
@@ -310,6 +343,19 @@ func compareCharges(a, b *history.Charge) int {
 		strings.Compare(a.ID, b.ID),
 		strings.Compare(a.AttemptID, b.AttemptID),
 		cmp.Compare(a.Amount, b.Amount),
+	)
+}
+
+// compareRedis is a total order on Redis records: key, completed records
+// first, then the rest.
+func compareRedis(a, b *history.RedisRecord) int {
+	return cmp.Or(
+		strings.Compare(a.Key, b.Key),
+		-compareBool(a.Done, b.Done),
+		strings.Compare(a.ChargeID, b.ChargeID),
+		cmp.Compare(a.Status, b.Status),
+		strings.Compare(a.Fingerprint, b.Fingerprint),
+		cmp.Compare(a.TTL, b.TTL),
 	)
 }
 

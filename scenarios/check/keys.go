@@ -30,12 +30,15 @@ func (s *keyScratch) reset(n int) {
 	s.order = s.order[:0]
 }
 
-// checkKey runs every per-key check on one key's attempts (canonical order)
-// and charges (by account, then seq). key is "" for attempts and charges
-// without a key.
-func (c *checker) checkKey(key string, atts []*history.Attempt, chs []*history.Charge) {
+// checkKey runs every per-key check on one key's attempts (canonical order),
+// charges (by account, then seq) and Redis records (completed first). key is
+// "" for attempts and charges without a key.
+func (c *checker) checkKey(key string, atts []*history.Attempt, chs []*history.Charge, reds []*history.RedisRecord) {
 	if key != "" {
 		c.doubleCharges(key, chs)
+		if c.twoStores && !c.expired[key] {
+			c.storeDesync(key, chs, reds)
+		}
 	}
 	if len(atts) == 0 {
 		return
@@ -52,6 +55,7 @@ func (c *checker) checkKey(key string, atts []*history.Attempt, chs []*history.C
 	s.reset(len(atts))
 	c.markReplays(atts, ref, s)
 	c.markOverlaps(atts, s)
+	stuck := false
 	for pos, a := range atts {
 		c.lostAck(key, a, ref, chs)
 		c.replayMismatch(key, a, s.first[pos])
@@ -59,6 +63,15 @@ func (c *checker) checkKey(key string, atts []*history.Attempt, chs []*history.C
 			c.mismatchExecuted(key, a, ref)
 		}
 		c.keyedStatus(key, a, ref, s, pos, atts)
+		if a.Status >= 500 && (a.Replayed || c.isProbe(a) && a.Fault == "") {
+			c.cachedError(key, pos, atts, chs)
+		}
+		if !stuck && c.stuckProbe(atts, s, pos) {
+			stuck = true
+		}
+	}
+	if stuck {
+		c.stuckKey(key, atts, s, reds)
 	}
 }
 

@@ -4,7 +4,8 @@ import "github.com/idemchaos/idemchaos/sim/history"
 
 // Resolve returns a copy of h where each Indeterminate attempt gets Applied
 // set: true iff the ledger holds a charge whose AttemptID equals the attempt's
-// ID. Other attempts keep their Applied as it was. h is not modified, and the
+// ID. Other attempts keep their Applied as it was, and every other field of
+// h (seed, quiescence, claim timeout) is kept. h is not modified, and the
 // copy shares no pointers with it.
 func Resolve(h history.History, l history.Ledger) history.History {
 	charged := make(map[string]struct{}, len(l.Charges))
@@ -13,7 +14,7 @@ func Resolve(h history.History, l history.Ledger) history.History {
 			charged[ch.AttemptID] = struct{}{}
 		}
 	}
-	out := history.History{Seed: h.Seed}
+	out := h // every scalar field (seed, quiescence, claim timeout) as it was
 	if h.Attempts == nil {
 		return out
 	}
