@@ -10,6 +10,10 @@ import (
 type Observation struct {
 	History history.History
 	Ledger  history.Ledger
+	// Injected counts the faults fired inside the target.
+	Injected int
+	// GateHeld counts the requests a gate held.
+	GateHeld int
 }
 
 // assumeOverlap: at least one pair of same-key attempts overlapped on the
@@ -66,4 +70,20 @@ func assumeGeneric(o Observation, hidden int) []string {
 		out = append(out, fmt.Sprintf("%d attempts reached the server that the client never sent on purpose (transport re-sends)", hidden))
 	}
 	return out
+}
+
+// assumeInjected: at least one planned in-target fault really fired.
+func assumeInjected(o Observation) []string {
+	if o.Injected > 0 {
+		return nil
+	}
+	return []string{"no planned fault fired inside the target (no request reached its failpoint)"}
+}
+
+// assumeGateEngaged: the gate held at least one request.
+func assumeGateEngaged(o Observation) []string {
+	if o.GateHeld > 0 {
+		return nil
+	}
+	return []string{"the gate never held a request: no interleaving was forced"}
 }

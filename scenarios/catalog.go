@@ -6,13 +6,31 @@ package scenarios
 import (
 	"fmt"
 	"math/rand/v2"
+	"time"
 
+	"github.com/idemchaos/idemchaos/sim/client"
 	"github.com/idemchaos/idemchaos/sim/workload"
+	"github.com/idemchaos/idemchaos/targets/failpoint"
 )
 
 // Params shape a plan.
 type Params struct {
 	Replicas int // target replicas (at least 1)
+}
+
+// Target is what a scenario needs of the target; zero fields keep the
+// defaults. Timeouts are scenario-relative so that no run waits on a
+// production-sized TTL.
+type Target struct {
+	Replicas int           // at least this many replicas
+	ClaimTTL time.Duration // how long an in-flight claim lives (default 5s)
+	KeyTTL   time.Duration // how long a completed key is kept (default 24h)
+}
+
+// GateSpec forces an interleaving: see failpoint.Gate.
+type GateSpec struct {
+	Hold, Until failpoint.Point
+	Timeout     time.Duration
 }
 
 // Scenario is a named traffic and fault pattern.
@@ -23,19 +41,14 @@ type Scenario struct {
 	// Plan builds the run's plan from its seeded stream.
 	Plan func(rng *rand.Rand, p Params) workload.Plan `json:"-"`
 	// Assume checks the run exercised what it claims to; each string is a
-	// failed assumption, which makes the verdict inconclusive.
+	// failed assumption, which makes a passing verdict inconclusive.
 	Assume func(o Observation) []string `json:"-"`
-}
-
-var catalog = []Scenario{
-	{Name: "concurrent-duplicates", Doc: "K same-key, same-body requests released together by a barrier, over many trials",
-		Reveals: "check-then-act races; the 409 contract", Plan: planConcurrent, Assume: assumeOverlap},
-	{Name: "dropped-response", Doc: "the response is dropped by Toxiproxy after the server committed; the client retries the same key",
-		Reveals: "missing or per-replica idempotency", Plan: planDropped, Assume: assumeFaultFired},
-	{Name: "payload-mismatch", Doc: "a retry with the same key and a changed amount",
-		Reveals: "a missing request fingerprint", Plan: planMismatch},
-	{Name: "missing-key", Doc: "POST without the Idempotency-Key header",
-		Reveals: "the profile's status for a missing key", Plan: planMissingKey},
+	Target Target                       `json:"-"`
+	Policy client.Policy                `json:"-"`
+	// Probe sends one more try of every key once every fault has healed and
+	// the claim timeout has passed: a key still answering 409 is stuck.
+	Probe bool      `json:"-"`
+	Gate  *GateSpec `json:"-"`
 }
 
 // Catalog lists the scenarios in a stable order.

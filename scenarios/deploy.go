@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/idemchaos/idemchaos/sim/fault"
 	"github.com/idemchaos/idemchaos/targets/api"
+	"github.com/idemchaos/idemchaos/targets/failpoint"
 	"github.com/idemchaos/idemchaos/targets/server"
 	"github.com/idemchaos/idemchaos/targets/strategy"
 )
@@ -23,14 +26,19 @@ const (
 )
 
 // deployment is the built-in target for one cell: N in-process replicas of a
-// strategy, each with its own store clients and its own pair of proxies (a
-// clean path and a path that drops responses).
+// strategy, each with its own store clients and its own pair of client-side
+// proxies (a clean path and one that drops responses). Every replica reaches
+// Redis and Postgres through one proxy per store, where store faults happen.
 type deployment struct {
-	replicas []*server.Replica
-	logs     []*server.Log
-	pools    []*pgxpool.Pool
-	rdbs     []*redis.Client
-	links    map[string]*fault.Link // by "replica/fault"
+	replicas   []*server.Replica
+	logs       []*server.Log
+	pools      []*pgxpool.Pool
+	rdbs       []*redis.Client
+	links      map[string]*fault.Link // client-side, by route key
+	pgLink     *fault.Link
+	redisLink  *fault.Link
+	failpoints *failpoint.Set
+	gate       *failpoint.Gate
 }
 
 type deploySpec struct {
@@ -38,18 +46,58 @@ type deploySpec struct {
 	Replicas int
 	Prefix   string
 	Profile  api.Profile
+	ClaimTTL time.Duration
+	KeyTTL   time.Duration
+	Gate     *GateSpec
 	Since    func() time.Duration
 }
 
 func (r *Runner) deploy(ctx context.Context, s deploySpec) (*deployment, error) {
-	d := &deployment{links: map[string]*fault.Link{}}
-	for i := 0; i < s.Replicas; i++ {
-		if err := r.addReplica(ctx, d, s, i); err != nil {
-			d.close()
-			return nil, err
-		}
+	d := &deployment{links: map[string]*fault.Link{}, failpoints: &failpoint.Set{}}
+	if s.Gate != nil {
+		d.gate = &failpoint.Gate{Hold: s.Gate.Hold, Until: s.Gate.Until, Timeout: s.Gate.Timeout}
+		d.gate.Arm(d.failpoints)
+	}
+	err := r.storeLinks(d)
+	for i := 0; err == nil && i < s.Replicas; i++ {
+		err = r.addReplica(ctx, d, s, i)
+	}
+	if err != nil {
+		d.close()
+		return nil, err
 	}
 	return d, nil
+}
+
+// storeLinks puts a proxy in front of Postgres and one in front of Redis.
+func (r *Runner) storeLinks(d *deployment) error {
+	pgAddr, err := pgAddress(r.env.PostgresDSN)
+	if err != nil {
+		return err
+	}
+	if d.pgLink, err = r.link("pg", pgAddr); err != nil {
+		return err
+	}
+	opts, err := redis.ParseURL(r.env.RedisURL)
+	if err != nil {
+		return fmt.Errorf("redis url: %w", err)
+	}
+	d.redisLink, err = r.link("redis", opts.Addr)
+	return err
+}
+
+func pgAddress(dsn string) (string, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return "", fmt.Errorf("postgres dsn: %w", err)
+	}
+	return net.JoinHostPort(cfg.ConnConfig.Host, strconv.Itoa(int(cfg.ConnConfig.Port))), nil
+}
+
+// link creates a proxy with a name unique to this runner.
+func (r *Runner) link(name, upstream string) (*fault.Link, error) {
+	r.linkSeq++
+	return r.env.Toxiproxy.Link(fmt.Sprintf("%s-%d-%s", r.runID, r.linkSeq, name), upstream)
 }
 
 func (r *Runner) addReplica(ctx context.Context, d *deployment, s deploySpec, i int) error {
@@ -57,51 +105,56 @@ func (r *Runner) addReplica(ctx context.Context, d *deployment, s deploySpec, i 
 	if err != nil {
 		return err
 	}
-	deps.Prefix, deps.Profile = s.Prefix, s.Profile
+	deps.Prefix, deps.Profile, deps.Failpoints = s.Prefix, s.Profile, d.failpoints
+	deps.ClaimTTL, deps.KeyTTL = s.ClaimTTL, s.KeyTTL
 	st, err := strategy.New(s.Strategy, deps)
 	if err != nil {
 		return err
 	}
 	log := &server.Log{}
-	rep, err := server.Listen(server.New(server.Config{Replica: i, Strategy: st, Pool: deps.Pool, Since: s.Since, Log: log}))
+	rep, err := server.Listen(server.New(server.Config{Replica: i, Strategy: st, Pool: deps.Pool, Since: s.Since,
+		Log: log, Failpoints: d.failpoints}))
 	if err != nil {
 		return err
 	}
 	d.replicas, d.logs = append(d.replicas, rep), append(d.logs, log)
 	for _, f := range []string{"", string(fault.DropResponse)} {
-		if err := r.addLink(d, rep.Addr, i, f); err != nil {
+		if err := r.addRoute(d, rep.Addr, i, f); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// storeClients opens this replica's own Postgres pool and Redis client.
+// storeClients opens this replica's own Postgres pool and Redis client, both
+// through the store links.
 func (r *Runner) storeClients(ctx context.Context, d *deployment) (strategy.Deps, error) {
 	cfg, err := pgxpool.ParseConfig(r.env.PostgresDSN)
 	if err != nil {
 		return strategy.Deps{}, fmt.Errorf("postgres dsn: %w", err)
 	}
+	host, port, _ := net.SplitHostPort(d.pgLink.Listen)
+	p, _ := strconv.Atoi(port)
+	cfg.ConnConfig.Host, cfg.ConnConfig.Port = host, uint16(p)
+	cfg.ConnConfig.ConnectTimeout = 2 * time.Second
 	cfg.MaxConns = pgConnsPerReplica
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return strategy.Deps{}, fmt.Errorf("postgres pool: %w", err)
 	}
 	d.pools = append(d.pools, pool)
-	opts, err := redis.ParseURL(r.env.RedisURL)
-	if err != nil {
-		return strategy.Deps{}, fmt.Errorf("redis url: %w", err)
-	}
+	opts, _ := redis.ParseURL(r.env.RedisURL)
+	opts.Addr = d.redisLink.Listen
 	opts.MaxRetries, opts.PoolSize = -1, redisConnsPerReplica // a retried SET NX lies to its own sender
+	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = time.Second, time.Second, time.Second
+	opts.DialerRetries = 1 // a cut link fails at once instead of after five dials
 	rdb := redis.NewClient(opts)
 	d.rdbs = append(d.rdbs, rdb)
 	return strategy.Deps{Pool: pool, Redis: rdb}, nil
 }
 
-func (r *Runner) addLink(d *deployment, upstream string, replica int, toxic string) error {
-	r.linkSeq++
-	name := fmt.Sprintf("%s-%d-r%d-%s", r.runID, r.linkSeq, replica, linkName(toxic))
-	l, err := r.env.Toxiproxy.Link(name, upstream)
+func (r *Runner) addRoute(d *deployment, upstream string, replica int, toxic string) error {
+	l, err := r.link(fmt.Sprintf("r%d-%s", replica, linkName(toxic)), upstream)
 	if err != nil {
 		return err
 	}
@@ -109,7 +162,7 @@ func (r *Runner) addLink(d *deployment, upstream string, replica int, toxic stri
 	if toxic == "" {
 		return nil
 	}
-	return l.Inject(fault.Toxic(toxic))
+	return l.Inject(fault.Toxic(toxic), 0)
 }
 
 func linkName(toxic string) string {
@@ -130,6 +183,11 @@ func (d *deployment) route(replica int, toxic string) (string, error) {
 	return "http://" + l.Listen, nil
 }
 
+// heal brings both store links back, whatever fault is on them.
+func (d *deployment) heal() error {
+	return errors.Join(d.pgLink.Heal(), d.redisLink.Heal())
+}
+
 // entries is everything the replicas logged.
 func (d *deployment) entries() []server.Entry {
 	var out []server.Entry
@@ -139,8 +197,8 @@ func (d *deployment) entries() []server.Entry {
 	return out
 }
 
-// close stops proxies, then replicas (letting in-flight work finish), then
-// the store clients.
+// close stops client-side proxies, then replicas (letting in-flight work
+// finish), then store clients and store links.
 func (d *deployment) close() error {
 	var errs []error
 	for _, l := range d.links {
@@ -156,6 +214,11 @@ func (d *deployment) close() error {
 	}
 	for _, c := range d.rdbs {
 		errs = append(errs, c.Close())
+	}
+	for _, l := range []*fault.Link{d.pgLink, d.redisLink} {
+		if l != nil {
+			errs = append(errs, l.Close())
+		}
 	}
 	return errors.Join(errs...)
 }

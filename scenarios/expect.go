@@ -8,14 +8,56 @@ import "sort"
 // caught is a regression of the harness.
 var expected = map[string]map[string][]string{
 	"none": {
-		"concurrent-duplicates": {"double_charge"},
-		"dropped-response":      {"double_charge"},
-		"payload-mismatch":      {"double_charge", "mismatch_executed"},
-		"missing-key":           {"status_contract"},
+		"concurrent-duplicates":    {"double_charge"},
+		"forced-race":              {"double_charge"},
+		"dropped-response":         {"double_charge"},
+		"payload-mismatch":         {"double_charge", "mismatch_executed"},
+		"db-fault-mid-request":     {"double_charge"}, // the probe charges again
+		"redis-fault-after-commit": {"double_charge"},
+		"slow-charge":              {"double_charge"},
+		"replica-fanout":           {"double_charge"},
+		"client-timeout-retry":     {"double_charge"},
+		"missing-key":              {"status_contract"},
+		"retry-storm":              {"double_charge"},
+	},
+	"memory": {
+		"replica-fanout": {"double_charge"},
 	},
 	"redis-getset": {
-		"concurrent-duplicates": {"double_charge"},
+		"concurrent-duplicates":    {"double_charge"},
+		"forced-race":              {"double_charge"},
+		"redis-fault-after-commit": {"double_charge"},
+		"slow-charge":              {"double_charge"},
+		"client-timeout-retry":     {"double_charge"},
+		"retry-storm":              {"double_charge"},
 	},
+	"redis-setnx": {
+		"redis-fault-after-commit": {"double_charge", "store_desync"},
+		"slow-charge":              {"double_charge"},
+	},
+	"redis-sticky": {
+		"db-fault-mid-request":     {"stuck_key"},
+		"redis-fault-after-commit": {"stuck_key", "store_desync"},
+	},
+	"redis-cache-errors": {
+		"db-fault-mid-request":     {"cached_error"},
+		"redis-fault-after-commit": {"double_charge", "store_desync"},
+		"slow-charge":              {"double_charge"},
+	},
+	"pg-split-tx": {
+		"db-fault-mid-request": {"stuck_key"},
+	},
+	"pg-nofingerprint": {
+		"payload-mismatch": {"mismatch_executed"},
+	},
+}
+
+// mustNot lists anomalies a cell must not show even when it fails: a poisoned
+// key is bad, but it must never be mistaken for a double charge.
+var mustNot = map[string]map[string][]string{
+	"redis-sticky":       {"db-fault-mid-request": {"double_charge"}},
+	"redis-cache-errors": {"db-fault-mid-request": {"double_charge"}},
+	"pg-split-tx":        {"db-fault-mid-request": {"double_charge"}},
 }
 
 // Expected returns the anomalies strategy must show under scenario; empty
@@ -36,6 +78,11 @@ func matches(r Result) bool {
 	}
 	for _, name := range r.Expected {
 		if r.Anomalies[name] == 0 {
+			return false
+		}
+	}
+	for _, name := range mustNot[r.Strategy][r.Scenario] {
+		if r.Anomalies[name] > 0 {
 			return false
 		}
 	}

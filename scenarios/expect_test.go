@@ -21,7 +21,7 @@ func seedsUnderTest(t *testing.T) int {
 		}
 		return n
 	}
-	return 8
+	return 3
 }
 
 // TestEveryCellAsDeclared is the harness's own regression suite, in both
@@ -43,6 +43,31 @@ func TestEveryCellAsDeclared(t *testing.T) {
 						t.Errorf("%s seed %d: verdict %s anomalies %v assumptions %v; declared %v\n  %s",
 							sc, seed, res.Verdict, res.Anomalies, res.Assumptions, res.Expected, res.Repro)
 					}
+				}
+			}
+		})
+	}
+}
+
+// TestForcedRaceEverySeed: the gate makes redis-getset's race happen on every
+// seed, and the correct designs never charge twice under the same gate.
+func TestForcedRaceEverySeed(t *testing.T) {
+	cases := []struct {
+		strategy string
+		seeds    int
+		verdict  scenarios.Verdict
+	}{{"redis-getset", 50, scenarios.Fail}, {"pg-tx", 15, scenarios.Pass}, {"redis-pg-guard", 15, scenarios.Pass}}
+	for _, c := range cases {
+		t.Run(c.strategy, func(t *testing.T) {
+			t.Parallel()
+			r := newRunner(t)
+			for seed := 1; seed <= c.seeds; seed++ {
+				res, err := r.Run(context.Background(), scenarios.Cell{Strategy: c.strategy, Scenario: "forced-race", Seed: uint64(seed)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Verdict != c.verdict || (c.verdict == scenarios.Fail && res.Anomalies["double_charge"] == 0) {
+					t.Errorf("seed %d: %s %v %v; want %s", seed, res.Verdict, res.Anomalies, res.Assumptions, c.verdict)
 				}
 			}
 		})

@@ -5,6 +5,9 @@ import (
 	"os"
 	"testing"
 
+	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/logging"
+
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/sim/fault"
 	"github.com/idemchaos/idemchaos/targets/provision"
@@ -13,7 +16,10 @@ import (
 
 var services *provision.Services
 
-func TestMain(m *testing.M) { os.Exit(provisiontest.Main(m, &services)) }
+func TestMain(m *testing.M) {
+	redis.SetLogger(&logging.VoidLogger{}) // cut store links make go-redis log every failed dial
+	os.Exit(provisiontest.Main(m, &services))
+}
 
 // newRunner gives a test its own database, Toxiproxy and runner.
 func newRunner(t *testing.T) *scenarios.Runner {

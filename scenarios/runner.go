@@ -19,6 +19,7 @@ import (
 	"github.com/idemchaos/idemchaos/sim/workload"
 	"github.com/idemchaos/idemchaos/targets/api"
 	"github.com/idemchaos/idemchaos/targets/ledger"
+	"github.com/idemchaos/idemchaos/targets/strategy"
 )
 
 // Env is what the runner needs from the outside world.
@@ -81,37 +82,55 @@ type Cell struct {
 	Scenario string
 	Seed     uint64
 	Profile  api.Profile
-	Replicas int // default 1
+	Replicas int           // default: the scenario's, else 1
+	ClaimTTL time.Duration // default: the scenario's, else 5s
+	KeyTTL   time.Duration // default: the scenario's, else 24h
 }
 
 // Run executes one cell and checks it. An error means the harness could not
 // run the cell (environment), not that the target misbehaved.
 func (r *Runner) Run(ctx context.Context, c Cell) (Result, error) {
-	if c.Replicas < 1 {
-		c.Replicas = 1
-	}
-	if c.Profile.Name == "" {
-		c.Profile = api.IETF
-	}
 	sc, err := Lookup(c.Scenario)
 	if err != nil {
 		return Result{}, err
 	}
+	c = c.withDefaults(sc)
 	plan := sc.Plan(workload.Seeded(c.Seed, "plan/"+sc.Name), Params{Replicas: c.Replicas})
 	if err := plan.Validate(); err != nil {
 		return Result{}, fmt.Errorf("scenario %s: %w", sc.Name, err)
 	}
 	start := time.Now()
-	obs, hidden, err := r.execute(ctx, c, plan)
+	obs, hidden, err := r.execute(ctx, c, sc, plan)
 	if err != nil {
 		return Result{}, err
 	}
 	return judge(c, sc, plan, obs, hidden, time.Since(start)), nil
 }
 
-// execute prepares the ledger, deploys the target, runs the plan and collects
-// history and ground truth.
-func (r *Runner) execute(ctx context.Context, c Cell, plan workload.Plan) (Observation, int, error) {
+// withDefaults fills the cell from the scenario's needs.
+func (c Cell) withDefaults(sc Scenario) Cell {
+	c.Replicas = max(c.Replicas, sc.Target.Replicas, 1)
+	if c.Profile.Name == "" {
+		c.Profile = api.IETF
+	}
+	if c.ClaimTTL <= 0 {
+		c.ClaimTTL = sc.Target.ClaimTTL
+	}
+	if c.ClaimTTL <= 0 {
+		c.ClaimTTL = defaultClaimTTL
+	}
+	if c.KeyTTL <= 0 {
+		c.KeyTTL = sc.Target.KeyTTL
+	}
+	return c
+}
+
+// defaultClaimTTL is the claim lifetime when a scenario does not shorten it.
+const defaultClaimTTL = 5 * time.Second
+
+// execute prepares the ledger, deploys the target, runs the plan (and the
+// probes) and collects history and ground truth.
+func (r *Runner) execute(ctx context.Context, c Cell, sc Scenario, plan workload.Plan) (Observation, int, error) {
 	var obs Observation
 	r.cells++
 	prefix := fmt.Sprintf("ic:%s:%d:", r.runID, r.cells)
@@ -122,22 +141,87 @@ func (r *Runner) execute(ctx context.Context, c Cell, plan workload.Plan) (Obser
 	}
 	t0 := time.Now()
 	since := func() time.Duration { return time.Since(t0) }
-	d, err := r.deploy(ctx, deploySpec{Strategy: c.Strategy, Replicas: c.Replicas, Prefix: prefix, Profile: c.Profile, Since: since})
+	d, err := r.deploy(ctx, deploySpec{Strategy: c.Strategy, Replicas: c.Replicas, Prefix: prefix, Profile: c.Profile,
+		ClaimTTL: c.ClaimTTL, KeyTTL: c.KeyTTL, Gate: sc.Gate, Since: since})
 	if err != nil {
 		return obs, 0, err
 	}
-	cl := client.New(client.Config{Routes: d.route, Seed: c.Seed, Since: since})
+	if err := d.armInjections(plan, client.AttemptID); err != nil {
+		d.close()
+		return obs, 0, err
+	}
+	cl := client.New(client.Config{Routes: d.route, Seed: c.Seed, Since: since, Policy: sc.Policy})
 	attempts := cl.Run(ctx, plan)
+	if sc.Probe {
+		var probes []history.Attempt
+		probes, obs.History.Quiesced, err = r.probe(ctx, d, cl, plan, since, c.ClaimTTL)
+		attempts = append(attempts, probes...)
+	}
 	cl.Close()
-	closeErr := d.close() // waits for in-flight handlers: the ledger is final after this
-	if err := errors.Join(ctx.Err(), closeErr); err != nil {
+	closeErr := d.close() // waits for in-flight handlers: the stores are final after this
+	if err := errors.Join(err, ctx.Err(), closeErr); err != nil {
 		return obs, 0, fmt.Errorf("run %s/%s: %w", c.Strategy, c.Scenario, err)
 	}
 	attempts, hidden := Merge(attempts, d.entries())
-	obs.History = history.History{Seed: c.Seed, Attempts: attempts}
-	obs.Ledger, err = ledger.Snapshot(ctx, r.pool)
+	obs.History.Seed, obs.History.Attempts = c.Seed, attempts
+	obs.History.ClaimTimeout, obs.History.KeyTTL = c.ClaimTTL, c.KeyTTL
+	obs.Injected = d.failpoints.Fired()["inject"]
+	if d.gate != nil {
+		obs.GateHeld, _ = d.gate.Stats()
+	}
+	obs.History.End = since()
+	obs.Ledger, err = r.groundTruth(ctx, c.Strategy, prefix)
 	obs.Ledger.RowsAtStart = rows
 	return obs, hidden, err
+}
+
+// probe heals every store link, waits out the claim timeout and sends one
+// more try of every key: the answer must be a replay or an execution.
+func (r *Runner) probe(ctx context.Context, d *deployment, cl *client.Client, plan workload.Plan,
+	since func() time.Duration, claim time.Duration) ([]history.Attempt, time.Duration, error) {
+	if err := d.heal(); err != nil {
+		return nil, 0, err
+	}
+	quiesced := since()
+	t := time.NewTimer(claim + claim/4)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		return nil, quiesced, ctx.Err()
+	}
+	return cl.Run(ctx, probePlan(plan)), quiesced, nil
+}
+
+// probePlan has one single-try op per key of plan, numbered after its ops.
+func probePlan(plan workload.Plan) workload.Plan {
+	var p workload.Plan
+	seen := map[string]bool{}
+	next := len(plan.Ops)
+	for _, op := range plan.Ops {
+		if op.Key == "" || seen[op.Key] {
+			continue
+		}
+		seen[op.Key] = true
+		probe := workload.Op{ID: next, Key: op.Key, Account: op.Account, Amount: op.Amount, Currency: op.Currency,
+			Group: -1, After: -1, MaxTries: 1, Tries: []workload.Try{{Replica: op.TryAt(1).Replica}}}
+		p.Ops = append(p.Ops, probe)
+		next++
+	}
+	return p
+}
+
+// groundTruth reads the ledger and, for strategies that keep records in
+// Redis, those records.
+func (r *Runner) groundTruth(ctx context.Context, name, prefix string) (history.Ledger, error) {
+	l, err := ledger.Snapshot(ctx, r.pool)
+	if err != nil {
+		return l, err
+	}
+	if info, _ := strategy.Lookup(name); info.Redis {
+		l.Redis, err = strategy.RedisRecords(ctx, r.redis, prefix)
+	}
+	return l, err
 }
 
 // prepare empties the ledger, opens the plan's accounts and returns how many
@@ -167,11 +251,12 @@ func (r *Runner) dropKeys(prefix string) {
 // judge checks a finished cell.
 func judge(c Cell, sc Scenario, plan workload.Plan, obs Observation, hidden int, took time.Duration) Result {
 	obs.History = check.Resolve(obs.History, obs.Ledger)
-	rep := check.Run(check.Input{History: obs.History, Ledger: obs.Ledger, Profile: c.Profile})
+	info, _ := strategy.Lookup(c.Strategy)
+	rep := check.Run(check.Input{History: obs.History, Ledger: obs.Ledger, Profile: c.Profile, TwoStores: info.Redis})
 	res := Result{Strategy: c.Strategy, Scenario: sc.Name, Seed: c.Seed, Profile: c.Profile.Name, Replicas: c.Replicas,
 		Anomalies: rep.Counts, Overcharged: rep.Overcharged, Requests: len(obs.History.Attempts),
 		DurationMS: took.Milliseconds(), Expected: Expected(c.Strategy, sc.Name), Faults: len(plan.Faults()),
-		Findings: rep.Findings, Repro: Repro(c.Strategy, sc.Name, c.Seed, c.Profile.Name)}
+		Findings: rep.Findings, Timelines: timelines(rep.Findings, obs), Repro: Repro(c.Strategy, sc.Name, c.Seed, c.Profile.Name)}
 	res.Assumptions = assumeGeneric(obs, hidden)
 	switch {
 	case len(res.Assumptions) > 0:

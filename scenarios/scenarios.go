@@ -1,0 +1,48 @@
+package scenarios
+
+import (
+	"time"
+
+	"github.com/idemchaos/idemchaos/sim/client"
+	"github.com/idemchaos/idemchaos/targets/failpoint"
+)
+
+// short timeouts for the fault scenarios: the claim outlives a normal charge
+// by far, and a probe waits only this long after the faults heal.
+const (
+	shortClaim = 250 * time.Millisecond
+	shortTry   = 200 * time.Millisecond
+)
+
+var catalog = []Scenario{
+	{Name: "concurrent-duplicates", Doc: "K same-key, same-body requests released together by a barrier, over many trials",
+		Reveals: "check-then-act races; the 409 contract", Plan: planConcurrent, Assume: assumeOverlap},
+	{Name: "forced-race", Doc: "a gate holds request A after its key check until B has committed: the race on every run",
+		Reveals: "the check-then-act race, deterministically", Plan: planForcedRace, Assume: assumeGateEngaged,
+		Gate: &GateSpec{Hold: failpoint.AfterCheck, Until: failpoint.AfterCommit, Timeout: 300 * time.Millisecond}},
+	{Name: "dropped-response", Doc: "the response is dropped by Toxiproxy after the server committed; the client retries the same key",
+		Reveals: "missing or per-replica idempotency", Plan: planDropped, Assume: assumeFaultFired},
+	{Name: "payload-mismatch", Doc: "a retry with the same key and a changed amount",
+		Reveals: "a missing request fingerprint", Plan: planMismatch},
+	{Name: "db-fault-mid-request", Doc: "the app-to-Postgres link is cut before the charge commits, then healed; the client retries",
+		Reveals: "poisoned keys: claims never released, cached 5xx, keys stuck in progress", Plan: planDBFault,
+		Assume: assumeInjected, Probe: true, Target: Target{ClaimTTL: shortClaim}},
+	{Name: "redis-fault-after-commit", Doc: "the app-to-Redis link is cut right after the Postgres commit and the response is lost; the client retries",
+		Reveals: "Redis/Postgres desync and the double charge it causes", Plan: planRedisFault,
+		Assume: assumeInjected, Probe: true, Target: Target{ClaimTTL: shortClaim}},
+	{Name: "slow-charge", Doc: "latency on the app-to-Postgres link makes the charge outlive the claim TTL; retries arrive meanwhile",
+		Reveals: "lock expiry", Plan: planSlowCharge, Assume: assumeInjected, Target: Target{ClaimTTL: shortClaim},
+		Policy: client.Policy{PerTry: 150 * time.Millisecond, Backoff: 40 * time.Millisecond, MaxBackoff: 80 * time.Millisecond}},
+	{Name: "replica-fanout", Doc: "3 replicas, tries routed round robin: a retry lands on another replica after its response was dropped",
+		Reveals: "per-process idempotency state", Plan: planFanout, Assume: assumeFaultFired, Target: Target{Replicas: 3}},
+	{Name: "client-timeout-retry", Doc: "the client times out while the server still works: retries get 409 while in flight, then the replay",
+		Reveals: "the 409-then-replay contract; races on in-flight keys", Plan: planClientTimeout, Assume: assumeInjected,
+		Policy: client.Policy{PerTry: 80 * time.Millisecond, Backoff: 30 * time.Millisecond, MaxBackoff: 60 * time.Millisecond}},
+	{Name: "missing-key", Doc: "POST without the Idempotency-Key header",
+		Reveals: "the profile's status for a missing key", Plan: planMissingKey},
+	{Name: "key-expiry", Doc: "a retry sent after the key's TTL (informational: it may execute again, as documented)",
+		Reveals: "the documented retention window", Plan: planKeyExpiry, Target: Target{KeyTTL: 250 * time.Millisecond}},
+	{Name: "retry-storm", Doc: "many keys, dropped responses and slow requests placed from the seed, jittered backoff; bounded in count and time",
+		Reveals: "everything, statistically", Plan: planStorm, Assume: assumeInjected,
+		Policy: client.Policy{PerTry: shortTry, Backoff: 20 * time.Millisecond, MaxBackoff: 160 * time.Millisecond}},
+}
