@@ -15,6 +15,7 @@ import (
 var short = map[string]string{
 	"double_charge": "dc", "lost_ack": "la", "replay_mismatch": "rm",
 	"mismatch_executed": "me", "balance": "bal", "status_contract": "sc",
+	"stuck_key": "sk", "store_desync": "sd", "cached_error": "ce",
 }
 
 // Cell aggregates the seeds of one (strategy, scenario).
@@ -175,7 +176,8 @@ func axes(cells []Cell) (strategies, scens []string) {
 func writeLegend(w io.Writer) {
 	fmt.Fprintln(w, "\ncell: verdict, seeds that did not pass / seeds run, anomaly counts summed over seeds;")
 	fmt.Fprintln(w, "      ok = as the catalog declares for this strategy, UNEXPECTED = not")
-	fmt.Fprintln(w, "anomalies: dc double_charge, la lost_ack, rm replay_mismatch, me mismatch_executed, bal balance, sc status_contract")
+	fmt.Fprintln(w, "anomalies: dc double_charge, la lost_ack, rm replay_mismatch, me mismatch_executed, bal balance,")
+	fmt.Fprintln(w, "           sc status_contract, sk stuck_key, sd store_desync, ce cached_error")
 }
 
 func writeSummary(w io.Writer, rs []scenarios.Result) {

@@ -1,0 +1,232 @@
+package reports
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/check"
+)
+
+// Limits on the evidence the CI-facing renderers print; the JSON keeps it all.
+const (
+	maxSeedsShown    = 5 // failing seeds detailed per cell
+	maxFindingsShown = 3 // findings detailed per seed
+)
+
+// shortNew abbreviates the anomalies that table.go's legend predates; kept
+// apart so that WriteTable's output does not change.
+var shortNew = map[string]string{"stuck_key": "sk", "store_desync": "sd", "cached_error": "ce"}
+
+// abbrev names an anomaly briefly for matrix cells.
+func abbrev(name string) string {
+	if s, ok := shortNew[name]; ok {
+		return s
+	}
+	return shortName(name)
+}
+
+// status is how a cell reads against the catalog's declaration.
+type status int
+
+const (
+	stPass         status = iota // passed, as declared
+	stCaught                     // failed as declared: a flawed strategy caught
+	stInconclusive               // an assumption failed on some seed; nothing else unexpected
+	stUnexpected                 // some decisive seed is not what the catalog declares
+)
+
+// classify reads a cell against its declaration. An unexpected decisive seed
+// outweighs an inconclusive one, as the matrix exit code does.
+func classify(c Cell) status {
+	unexpected, inconclusive := false, false
+	for _, r := range c.Results {
+		switch {
+		case r.Verdict == scenarios.Inconclusive:
+			inconclusive = true
+		case !r.AsExpected:
+			unexpected = true
+		}
+	}
+	switch {
+	case unexpected:
+		return stUnexpected
+	case inconclusive:
+		return stInconclusive
+	case c.Verdict() == scenarios.Fail:
+		return stCaught
+	}
+	return stPass
+}
+
+// notCaught reports whether a cell declared to fail passed on every seed.
+func notCaught(c Cell) bool {
+	return classify(c) == stUnexpected && c.Verdict() == scenarios.Pass
+}
+
+// outcome sums up a document: a mark and a phrase, worst first.
+func outcome(cells []Cell) (mark, text string) {
+	unexpected, inconclusive, caught := 0, 0, 0
+	for _, c := range cells {
+		switch classify(c) {
+		case stUnexpected:
+			unexpected++
+		case stInconclusive:
+			inconclusive++
+		case stCaught:
+			caught++
+		}
+	}
+	switch {
+	case unexpected > 0:
+		return "❌", plural(unexpected, "cell") + " not as declared"
+	case inconclusive > 0:
+		return "⚠️", plural(inconclusive, "cell") + " inconclusive"
+	}
+	return "✅", fmt.Sprintf("every cell as declared (%s caught)", plural(caught, "flawed cell"))
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// shown lists the seeds of a cell worth detailing: those that did not pass or
+// are not as declared, at most maxSeedsShown, and how many more there are.
+func shown(c Cell) (rs []scenarios.Result, more int) {
+	for _, r := range c.Results {
+		if r.Verdict == scenarios.Pass && r.AsExpected {
+			continue
+		}
+		if len(rs) == maxSeedsShown {
+			more++
+			continue
+		}
+		rs = append(rs, r)
+	}
+	return rs, more
+}
+
+// firstFindings returns at most maxFindingsShown findings and how many are left.
+func firstFindings(r scenarios.Result) ([]check.Finding, int) {
+	if len(r.Findings) <= maxFindingsShown {
+		return r.Findings, 0
+	}
+	return r.Findings[:maxFindingsShown], len(r.Findings) - maxFindingsShown
+}
+
+// counts renders nonzero anomaly counts as "name=n, ..." in name order, with
+// names passed through f.
+func counts(m map[string]int, f func(string) string, sep string) string {
+	var parts []string
+	for _, name := range sortedKeys(m) {
+		parts = append(parts, fmt.Sprintf("%s=%d", f(name), m[name]))
+	}
+	return strings.Join(parts, sep)
+}
+
+func identity(s string) string { return s }
+
+// runParts describes a run from the document's own fields, data passed
+// through code.
+func runParts(doc Document, code func(string) string) []string {
+	var parts []string
+	if doc.Command != "" {
+		parts = append(parts, "command "+code(doc.Command))
+	}
+	if doc.Profile != "" {
+		parts = append(parts, "profile "+code(doc.Profile))
+	}
+	if len(doc.Seeds) > 0 {
+		parts = append(parts, plural(len(doc.Seeds), "seed"))
+	}
+	if !doc.Started.IsZero() {
+		parts = append(parts, "started "+doc.Started.UTC().Format("2006-01-02 15:04:05 UTC"))
+	}
+	if doc.DurationMS > 0 {
+		parts = append(parts, "took "+seconds(doc.DurationMS)+" s")
+	}
+	return parts
+}
+
+// declaration says what the catalog declares for a result.
+func declaration(expected []string) string {
+	if len(expected) == 0 {
+		return "declared: must pass"
+	}
+	return "declared: fails with " + strings.Join(expected, ", ")
+}
+
+// seedState is a result's verdict read against its declaration.
+func seedState(r scenarios.Result) string {
+	switch {
+	case r.Verdict == scenarios.Inconclusive:
+		return "inconclusive"
+	case r.AsExpected:
+		return string(r.Verdict) + ", as declared"
+	case r.Verdict == scenarios.Pass:
+		return "pass, NOT as declared: the flaw was not caught"
+	}
+	return string(r.Verdict) + ", NOT as declared"
+}
+
+// findingLine is a finding in one line of plain text.
+func findingLine(f check.Finding) string {
+	s := f.Anomaly + ": " + oneLine(f.Detail)
+	var ids []string
+	if len(f.Attempts) > 0 {
+		ids = append(ids, "attempts "+strings.Join(f.Attempts, ", "))
+	}
+	if len(f.Charges) > 0 {
+		ids = append(ids, "charges "+strings.Join(f.Charges, ", "))
+	}
+	if len(ids) > 0 {
+		s += " [" + strings.Join(ids, "; ") + "]"
+	}
+	return s
+}
+
+// oneLine folds line breaks so data cannot break a line-oriented format.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\r", " ")), " ")
+}
+
+// cellText is a matrix cell: verdict, seeds that did not pass, anomaly
+// counts, and a mark when the cell is not as declared.
+func cellText(c Cell) string {
+	icon := map[scenarios.Verdict]string{scenarios.Pass: "✅", scenarios.Fail: "❌", scenarios.Inconclusive: "⚠️"}
+	v := c.Verdict()
+	s := icon[v] + " " + string(v)
+	bad := 0
+	for _, r := range c.Results {
+		if r.Verdict != scenarios.Pass {
+			bad++
+		}
+	}
+	if bad > 0 {
+		s += fmt.Sprintf(" %d/%d", bad, len(c.Results))
+	}
+	if a := counts(c.Anomalies(), abbrev, " "); a != "" {
+		s += " · " + a
+	}
+	return s + cellMark(c)
+}
+
+// cellMark flags a cell not as declared; an inconclusive verdict carries
+// its own mark, but inconclusive seeds in a failing cell are pointed out.
+func cellMark(c Cell) string {
+	switch classify(c) {
+	case stUnexpected:
+		if notCaught(c) {
+			return " · ❗ not caught"
+		}
+		return " · ❗ unexpected"
+	case stInconclusive:
+		if c.Verdict() != scenarios.Inconclusive {
+			return " · ⚠️ inconclusive seeds"
+		}
+	}
+	return ""
+}

@@ -1,0 +1,119 @@
+package reports
+
+// Explanation tells a reader what an anomaly means, why the strategies that
+// show it do, and what avoids it. Every field is plain text.
+type Explanation struct {
+	Name  string // the anomaly name as the checker reports it
+	Title string // a few words
+	What  string // what happened, in domain words
+	Why   string // why it happens, in terms of the built-in strategies
+	Avoid string // which strategy or technique avoids it
+}
+
+var explanations = map[string]Explanation{
+	"double_charge": {
+		Title: "Double charge: one key, several ledger charges",
+		What: "The ledger holds more than one charge for the same account and Idempotency-Key: " +
+			"the client meant to pay once and retried, the customer paid several times.",
+		Why: "A retry reached a server that did not know the first attempt had committed. none charges on every retry; " +
+			"memory keeps claims per process, so a retry routed to another replica runs again; redis-getset checks, then acts, " +
+			"so concurrent duplicates both find the key absent; redis-setnx loses the completed response when the Redis write fails " +
+			"after the Postgres commit (or its claim expires during a slow charge), and the retry charges again.",
+		Avoid: "Claim the key atomically with the money movement: pg-tx claims it (INSERT ... ON CONFLICT DO NOTHING), charges and " +
+			"stores the response in one transaction; redis-pg-guard uses Redis only for the fast 409 path and puts a UNIQUE " +
+			"idempotency key on the ledger row, so Postgres refuses a second charge whatever Redis says.",
+	},
+	"lost_ack": {
+		Title: "Lost acknowledgement: a 2xx without its charge",
+		What: "The client got a 2xx, but the ledger does not hold exactly one matching charge (same account, same amount): " +
+			"the API acknowledged money that did not move as promised.",
+		Why: "The answer came from a store that disagrees with the ledger: a response recorded in Redis or in a key row committed " +
+			"apart from the charge (redis-setnx, pg-split-tx), while the charge itself rolled back or was made twice; " +
+			"or a replay that names a charge made for another payload.",
+		Avoid: "Store the response in the same transaction as the charge (pg-tx), or answer from the ledger row found by its unique " +
+			"idempotency key (redis-pg-guard); never answer 2xx before the commit.",
+	},
+	"replay_mismatch": {
+		Title: "Replay mismatch: retries see different answers",
+		What: "Two 2xx answers for the same key and payload disagree on the charge id or the body; a retry must receive " +
+			"exactly the original response.",
+		Why: "The retry was executed again instead of replayed (none; memory on another replica; the redis-getset race; " +
+			"redis-setnx after a lost Redis write), or the replayed response was rebuilt rather than stored verbatim.",
+		Avoid: "Store the final response (status, headers, body) with the key when the work commits and replay it byte for byte, " +
+			"as pg-tx does in the charging transaction and redis-pg-guard does from the ledger row Postgres keeps unique.",
+	},
+	"mismatch_executed": {
+		Title: "Payload mismatch executed: same key, different request",
+		What:  "A request reused a key with a different payload (another amount) and was charged or answered 2xx.",
+		Why: "No fingerprint of the request body was stored with the key, so the server cannot tell a true retry from another " +
+			"operation: pg-nofingerprint replays or executes it, none simply executes it.",
+		Avoid: "Store the SHA-256 of the request body with the key and refuse a retry whose hash differs (422 under the ietf " +
+			"profile, 400 under stripe), as pg-tx and redis-pg-guard do.",
+	},
+	"balance": {
+		Title: "Balance mismatch: the account disagrees with its charges",
+		What: "An account's balance is not its opening balance minus the sum of its ledger charges: money moved without a " +
+			"charge row, or a charge row exists without the money.",
+		Why: "The balance update and the charge insert were not one transaction, or a fault cut the connection between them " +
+			"and only one side committed.",
+		Avoid: "Move the balance, insert the charge and claim the key in one Postgres transaction, as pg-tx does, so a failure " +
+			"rolls everything back.",
+	},
+	"status_contract": {
+		Title: "Status contract broken: a code the profile forbids",
+		What: "A status the contract profile does not allow: no 409 for a duplicate still in flight, not 422 (ietf) or 400 " +
+			"(stripe) for a payload mismatch, not 400 for a missing key under ietf, or a 5xx for a concurrent duplicate.",
+		Why: "The strategy blocks or fails instead of refusing at once: a second INSERT ... ON CONFLICT DO NOTHING waits for the " +
+			"open transaction that inserted the key, then times out; a store error surfaces as a 500; the fingerprint check is " +
+			"missing (none, pg-nofingerprint).",
+		Avoid: "Answer an in-flight duplicate with 409 at once through a non-blocking claim (Redis SET NX, " +
+			"pg_try_advisory_xact_lock, NOWAIT or lock_timeout), as pg-tx and redis-pg-guard do, and map every situation " +
+			"to the profile's code.",
+	},
+	"stuck_key": {
+		Title: "Stuck key: a poisoned key answers 409 forever",
+		What: "After the faults healed and in-flight work ended, a retry of the key still got a refusal (409) beyond the claim " +
+			"timeout: the key is poisoned and the payment cannot complete with it.",
+		Why: "A claim was left in progress: redis-sticky never releases its Redis claim on error, so the key answers 409 until " +
+			"the TTL; pg-split-tx commits the key row in one transaction and the charge in another, with no recovery when a " +
+			"failure falls between them.",
+		Avoid: "Release the claim when the work fails (DEL in Redis, as redis-setnx does), or keep the claim in the charging " +
+			"transaction so a failure rolls it back (pg-tx); bound every claim by a timeout after which it may be reclaimed.",
+	},
+	"store_desync": {
+		Title: "Store desync: Redis and Postgres disagree",
+		What: "For a two-store strategy, the Redis idempotency record and the Postgres ledger disagree: Postgres charged a key " +
+			"that Redis holds no completed response for (missing, still claimed, expired), or Redis names another charge.",
+		Why: "Redis and Postgres share no transaction: redis-setnx commits the charge in Postgres, then the write of the " +
+			"completed response to Redis is lost; the claim is released or expires, and a retry charges again.",
+		Avoid: "Make Postgres the source of truth: redis-pg-guard puts a UNIQUE idempotency key on the ledger row, so a retry " +
+			"that gets past Redis is refused by Postgres and answered from the ledger; or keep the whole record in Postgres (pg-tx).",
+	},
+	"cached_error": {
+		Title: "Cached error: a 5xx replayed to every retry",
+		What: "A 5xx answer was stored with the key and replayed to a retry although the profile forbids replaying errors: " +
+			"the key is poisoned with a failure that committed nothing.",
+		Why: "redis-cache-errors caches every response, 5xx included; after a database fault mid-request every retry gets " +
+			"the cached 500 until the key expires.",
+		Avoid: "Never cache a 5xx: store only the response of work that committed (or a definitive 4xx), and release the claim " +
+			"on error so the key stays retryable, as pg-tx and redis-setnx do.",
+	},
+}
+
+// Explain returns the explanation of an anomaly; an unknown name gets a
+// generic one that still names it.
+func Explain(anomaly string) Explanation {
+	e, ok := explanations[anomaly]
+	if !ok {
+		e = Explanation{
+			Title: "Anomaly " + anomaly,
+			What:  "The checker reported an anomaly this version of idemchaos has no explanation for; the findings carry its evidence.",
+			Why: "Idempotency breaks where the key is not claimed atomically with the money movement, where two stores drift " +
+				"apart, or where a failed attempt leaves its key claimed or its error cached.",
+			Avoid: "Claim the key, charge and store the response in one transaction (pg-tx), fingerprint the request body, " +
+				"never cache a 5xx, and release claims on error.",
+		}
+	}
+	e.Name = anomaly
+	return e
+}

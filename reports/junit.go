@@ -1,0 +1,219 @@
+package reports
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/idemchaos/idemchaos/scenarios"
+)
+
+// JUnit failure types, in the type attribute of <failure> and <error>.
+const (
+	// JUnitNotAsDeclared: a cell failed (or failed differently) where the
+	// catalog declares otherwise: a correct strategy broke, or a flawed one
+	// broke in another way than declared.
+	JUnitNotAsDeclared = "not_as_declared"
+	// JUnitNotCaught: a flawed strategy passed where the catalog declares the
+	// harness catches it: the harness lost its grip.
+	JUnitNotCaught = "not_caught"
+	// JUnitInconclusive: a run's own assumptions failed; nothing was proved.
+	JUnitInconclusive = "inconclusive"
+)
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	Time     string       `xml:"time,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name      string      `xml:"name,attr"`
+	Tests     int         `xml:"tests,attr"`
+	Failures  int         `xml:"failures,attr"`
+	Errors    int         `xml:"errors,attr"`
+	Skipped   int         `xml:"skipped,attr"`
+	Time      string      `xml:"time,attr"`
+	Timestamp string      `xml:"timestamp,attr,omitempty"`
+	Cases     []junitCase `xml:"testcase"`
+	ms        int64
+}
+
+type junitCase struct {
+	ClassName string        `xml:"classname,attr"`
+	Name      string        `xml:"name,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitProblem `xml:"failure"`
+	Error     *junitProblem `xml:"error"`
+	SystemOut *junitText    `xml:"system-out"`
+}
+
+// junitText is element text kept readable in CDATA, multi-line.
+type junitText struct {
+	Text string `xml:",cdata"`
+}
+
+type junitProblem struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",cdata"`
+}
+
+// WriteJUnit renders doc as JUnit XML: one <testsuite> per strategy, one
+// <testcase> per (strategy, scenario) with its time summed over the seeds.
+// A cell not as the catalog declares is a <failure>; an inconclusive one an
+// <error>. A cell that fails as declared (a flawed strategy caught) passes,
+// with its evidence in <system-out>: the build is green when the harness
+// catches what it should.
+func WriteJUnit(w io.Writer, doc Document) error {
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(junitOf(doc)); err != nil {
+		return fmt.Errorf("junit: %w", err)
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+// junitOf groups the cells into one suite per strategy and sums the counts.
+func junitOf(doc Document) junitSuites {
+	root := junitSuites{Name: "idemchaos"}
+	at := map[string]int{}
+	var total int64
+	for _, c := range Cells(doc.Results) {
+		i, ok := at[c.Strategy]
+		if !ok {
+			i = len(root.Suites)
+			at[c.Strategy] = i
+			root.Suites = append(root.Suites, junitSuite{Name: c.Strategy, Timestamp: junitTimestamp(doc)})
+		}
+		tc, ms := junitCaseOf(c)
+		root.Suites[i].add(tc, ms)
+		total += ms
+	}
+	for _, s := range root.Suites {
+		root.Tests, root.Failures, root.Errors = root.Tests+s.Tests, root.Failures+s.Failures, root.Errors+s.Errors
+	}
+	root.Time = seconds(total)
+	return root
+}
+
+func (s *junitSuite) add(tc junitCase, ms int64) {
+	s.Cases = append(s.Cases, tc)
+	s.Tests++
+	s.ms += ms
+	s.Time = seconds(s.ms)
+	if tc.Failure != nil {
+		s.Failures++
+	}
+	if tc.Error != nil {
+		s.Errors++
+	}
+}
+
+func junitTimestamp(doc Document) string {
+	if doc.Started.IsZero() {
+		return ""
+	}
+	return doc.Started.UTC().Format("2006-01-02T15:04:05")
+}
+
+func seconds(ms int64) string { return fmt.Sprintf("%d.%03d", ms/1000, ms%1000) }
+
+// junitCaseOf renders one cell and returns its duration in milliseconds.
+func junitCaseOf(c Cell) (junitCase, int64) {
+	var ms int64
+	for _, r := range c.Results {
+		ms += r.DurationMS
+	}
+	tc := junitCase{ClassName: "idemchaos." + c.Strategy, Name: c.Scenario, Time: seconds(ms)}
+	evidence := xmlSafe(cellEvidence(c))
+	switch classify(c) {
+	case stUnexpected:
+		typ := JUnitNotAsDeclared
+		if notCaught(c) {
+			typ = JUnitNotCaught
+		}
+		tc.Failure = &junitProblem{Message: cellMessage(c), Type: typ, Text: evidence}
+	case stInconclusive:
+		tc.Error = &junitProblem{Message: cellMessage(c), Type: JUnitInconclusive, Text: evidence}
+	case stCaught:
+		tc.SystemOut = &junitText{Text: "caught as declared: the harness found the flaw this strategy is known for\n" + evidence}
+	}
+	return tc, ms
+}
+
+// cellMessage is the one-line summary of a cell for a message attribute.
+func cellMessage(c Cell) string {
+	bad := 0
+	for _, r := range c.Results {
+		if r.Verdict != scenarios.Pass || !r.AsExpected {
+			bad++
+		}
+	}
+	s := fmt.Sprintf("%s on %d/%d seeds", c.Verdict(), bad, len(c.Results))
+	if a := counts(c.Anomalies(), identity, ", "); a != "" {
+		s += ": " + a
+	}
+	if m := c.Overcharged(); m > 0 {
+		s += "; " + Money(m) + " overcharged"
+	}
+	if classify(c) == stUnexpected {
+		s += " (NOT as declared; " + declaration(c.Results[0].Expected) + ")"
+	}
+	return s
+}
+
+// cellEvidence is the plain-text evidence of a cell: per seed that did not
+// pass or is not as declared, anomalies, money, first findings, failed
+// assumptions and the repro line.
+func cellEvidence(c Cell) string {
+	var b strings.Builder
+	rs, more := shown(c)
+	for _, r := range rs {
+		fmt.Fprintf(&b, "seed %d: %s (%s)\n", r.Seed, seedState(r), declaration(r.Expected))
+		if a := counts(r.Anomalies, identity, ", "); a != "" {
+			fmt.Fprintf(&b, "  anomalies: %s\n", a)
+		}
+		if r.Overcharged > 0 {
+			fmt.Fprintf(&b, "  overcharged: %s\n", Money(r.Overcharged))
+		}
+		fs, left := firstFindings(r)
+		for _, f := range fs {
+			fmt.Fprintf(&b, "  - %s\n", findingLine(f))
+		}
+		if left > 0 {
+			fmt.Fprintf(&b, "  ... %d more findings in the JSON output\n", left)
+		}
+		for _, a := range r.Assumptions {
+			fmt.Fprintf(&b, "  assumption not met: %s\n", oneLine(a))
+		}
+		fmt.Fprintf(&b, "  repro: %s\n", oneLine(r.Repro))
+	}
+	if more > 0 {
+		fmt.Fprintf(&b, "... %d more seeds in the JSON output\n", more)
+	}
+	return b.String()
+}
+
+// xmlSafe replaces the characters XML 1.0 cannot carry, even in CDATA, with
+// U+FFFD (encoding/xml does so for attributes and escaped text only).
+func xmlSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r',
+			r >= 0x20 && r <= 0xD7FF, r >= 0xE000 && r <= 0xFFFD, r >= 0x10000 && r <= 0x10FFFF:
+			return r
+		}
+		return '\uFFFD'
+	}, s)
+}
