@@ -1,7 +1,7 @@
 # The two quick-start commands: `make matrix` and `make test`. Both install
 # redis-server and PostgreSQL when missing (scripts/setup); idemchaos then
 # starts and stops its own throwaway servers.
-SEEDS ?= 5
+SEEDS ?= 1
 
 .PHONY: matrix test check setup build
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/idemchaos/idemchaos/reports"
@@ -20,8 +21,9 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	sts := fs.String("strategies", "", "comma-separated strategies (default: all)")
 	scs := fs.String("scenarios", "", "comma-separated scenarios (default: all)")
 	first := fs.Uint64("seed", 1, "first seed")
-	n := fs.Int("seeds", 3, "number of seeds per cell: seed, seed+1, ...")
+	n := fs.Int("seeds", 1, "number of seeds per cell: seed, seed+1, ...")
 	quiet := fs.Bool("quiet", false, "no progress display")
+	workers := fs.Int("parallel", 2, "cells run at once, each on its own database (1 to 8)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -41,6 +43,9 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	if *workers < 1 || *workers > 8 {
+		return usageErrorf("--parallel %d: want 1 to 8", *workers)
+	}
 	var cells []scenarios.Cell
 	for _, st := range strategies {
 		for _, sc := range scens {
@@ -49,25 +54,18 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			}
 		}
 	}
-	s, err := open(ctx, c, stderr)
+	s, err := open(ctx, c, min(*workers, len(cells)), stderr)
 	if err != nil {
 		return err
 	}
 	defer s.close()
 	started := time.Now()
 	prog := newProgress(stderr, len(cells), *quiet)
-	results := make([]scenarios.Result, 0, len(cells))
-	for _, cell := range cells {
-		prog.start(cell)
-		res, err := s.runner.Run(ctx, cell)
-		if err != nil {
-			prog.done()
-			return envError(err)
-		}
-		prog.finish(res)
-		results = append(results, res)
-	}
+	results, err := runCells(ctx, s.runners, cells, prog)
 	prog.done()
+	if err != nil {
+		return envError(err)
+	}
 	fmt.Fprintf(stderr, "matrix took %s\n", time.Since(started).Round(time.Millisecond))
 	if err := output(c.jsonFile, stdout, results, "matrix", started, func(w io.Writer) error {
 		return reports.WriteTable(w, results)
@@ -75,6 +73,49 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	return verdictExit(matrixExit(results))
+}
+
+// runCells runs cells on the runners, one cell per runner at a time, and
+// returns the results in cell order. The first error stops the rest.
+func runCells(ctx context.Context, runners []*scenarios.Runner, cells []scenarios.Cell, prog *progress) ([]scenarios.Result, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make([]scenarios.Result, len(cells))
+	next := make(chan int)
+	errs := make(chan error, len(runners))
+	var wg sync.WaitGroup
+	for _, r := range runners {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				res, err := r.Run(ctx, cells[i])
+				if err != nil {
+					errs <- err
+					cancel()
+					return
+				}
+				results[i] = res
+				prog.finish(res)
+			}
+		}()
+	}
+feed:
+	for i, cell := range cells {
+		prog.start(cell)
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return nil, err
+	}
+	return results, ctx.Err()
 }
 
 // matrixExit: 1 if a cell is not what the catalog declares (other than
@@ -95,6 +136,7 @@ func matrixExit(rs []scenarios.Result) int {
 // progress shows which cell runs; a single rewritten line on a terminal,
 // one line per cell otherwise.
 type progress struct {
+	mu    sync.Mutex
 	w     io.Writer
 	total int
 	n     int
@@ -114,14 +156,18 @@ func newProgress(w io.Writer, total int, quiet bool) *progress {
 }
 
 func (p *progress) start(c scenarios.Cell) {
-	p.n++
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.quiet || !p.tty {
 		return
 	}
-	fmt.Fprintf(p.w, "\r\033[K[%d/%d] %s / %s seed %d ...", p.n, p.total, c.Strategy, c.Scenario, c.Seed)
+	fmt.Fprintf(p.w, "\r\033[K[%d/%d done] running %s / %s seed %d ...", p.n, p.total, c.Strategy, c.Scenario, c.Seed)
 }
 
 func (p *progress) finish(r scenarios.Result) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.n++
 	if p.quiet || p.tty {
 		return
 	}

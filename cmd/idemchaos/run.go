@@ -31,13 +31,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := requireName("scenario", *sc, scenarios.Names()); err != nil {
 		return err
 	}
-	s, err := open(ctx, c, stderr)
+	s, err := open(ctx, c, 1, stderr)
 	if err != nil {
 		return err
 	}
 	defer s.close()
 	started := time.Now()
-	res, err := s.runner.Run(ctx, scenarios.Cell{Strategy: *st, Scenario: *sc, Seed: *seed, Profile: profile, Replicas: c.replicas})
+	res, err := s.runners[0].Run(ctx, scenarios.Cell{Strategy: *st, Scenario: *sc, Seed: *seed, Profile: profile, Replicas: c.replicas})
 	if err != nil {
 		return envError(err)
 	}

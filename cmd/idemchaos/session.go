@@ -15,13 +15,14 @@ import (
 // reverse order, whatever happened.
 type session struct {
 	services *provision.Services
-	dsn      string
+	dsns     []string
 	toxi     *fault.Toxiproxy
-	runner   *scenarios.Runner
+	runners  []*scenarios.Runner // one per worker, each on its own database
 }
 
-// open provisions the stores, a fresh database, Toxiproxy and a runner.
-func open(ctx context.Context, c common, log io.Writer) (*session, error) {
+// open provisions the stores, Toxiproxy and one runner (with a fresh
+// database) per worker.
+func open(ctx context.Context, c common, workers int, log io.Writer) (*session, error) {
 	s := &session{}
 	var err error
 	s.services, err = provision.Start(ctx, provision.Config{RedisURL: c.redisURL, PostgresURL: c.postgresURL,
@@ -29,7 +30,7 @@ func open(ctx context.Context, c common, log io.Writer) (*session, error) {
 	if err != nil {
 		return nil, envError(err)
 	}
-	if err := s.setUp(ctx); err != nil {
+	if err := s.setUp(ctx, workers); err != nil {
 		s.close()
 		return nil, envError(err)
 	}
@@ -37,29 +38,36 @@ func open(ctx context.Context, c common, log io.Writer) (*session, error) {
 	return s, nil
 }
 
-func (s *session) setUp(ctx context.Context) error {
+func (s *session) setUp(ctx context.Context, workers int) error {
 	var err error
-	if s.dsn, err = s.services.CreateDatabase(ctx, "idemchaos"); err != nil {
-		return err
-	}
 	if s.toxi, err = fault.Embedded(); err != nil {
 		return err
 	}
-	s.runner, err = scenarios.NewRunner(ctx, scenarios.Env{PostgresDSN: s.dsn, RedisURL: s.services.RedisURL,
-		Toxiproxy: s.toxi})
-	return err
+	for i := 0; i < workers; i++ {
+		dsn, err := s.services.CreateDatabase(ctx, "idemchaos")
+		if err != nil {
+			return err
+		}
+		s.dsns = append(s.dsns, dsn)
+		r, err := scenarios.NewRunner(ctx, scenarios.Env{PostgresDSN: dsn, RedisURL: s.services.RedisURL, Toxiproxy: s.toxi})
+		if err != nil {
+			return err
+		}
+		s.runners = append(s.runners, r)
+	}
+	return nil
 }
 
 func (s *session) close() error {
 	var errs []error
-	if s.runner != nil {
-		errs = append(errs, s.runner.Close())
+	for _, r := range s.runners {
+		errs = append(errs, r.Close())
 	}
 	if s.toxi != nil {
 		errs = append(errs, s.toxi.Close())
 	}
-	if s.dsn != "" {
-		errs = append(errs, s.services.DropDatabase(context.Background(), s.dsn))
+	for _, dsn := range s.dsns {
+		errs = append(errs, s.services.DropDatabase(context.Background(), dsn))
 	}
 	errs = append(errs, s.services.Close())
 	return errors.Join(errs...)
