@@ -39,6 +39,7 @@ type deployment struct {
 	redisLink  *fault.Link
 	failpoints *failpoint.Set
 	gate       *failpoint.Gate
+	trace      *tracer
 }
 
 type deploySpec struct {
@@ -53,7 +54,8 @@ type deploySpec struct {
 }
 
 func (r *Runner) deploy(ctx context.Context, s deploySpec) (*deployment, error) {
-	d := &deployment{links: map[string]*fault.Link{}, failpoints: &failpoint.Set{}}
+	d := &deployment{links: map[string]*fault.Link{}, failpoints: &failpoint.Set{}, trace: &tracer{since: s.Since}}
+	d.trace.arm(d.failpoints)
 	if s.Gate != nil {
 		d.gate = &failpoint.Gate{Hold: s.Gate.Hold, Until: s.Gate.Until, Timeout: s.Gate.Timeout}
 		d.gate.Arm(d.failpoints)

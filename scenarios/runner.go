@@ -78,33 +78,67 @@ func (r *Runner) Close() error {
 
 // Cell is one (strategy, scenario, seed) run.
 type Cell struct {
-	Strategy string
-	Scenario string
-	Seed     uint64
-	Profile  api.Profile
-	Replicas int           // default: the scenario's, else 1
-	ClaimTTL time.Duration // default: the scenario's, else 5s
-	KeyTTL   time.Duration // default: the scenario's, else 24h
+	Strategy string        `json:"strategy"`
+	Scenario string        `json:"scenario"`
+	Seed     uint64        `json:"seed"`
+	Profile  api.Profile   `json:"profile"`
+	Replicas int           `json:"replicas"`     // default: the scenario's, else 1
+	ClaimTTL time.Duration `json:"claim_ttl_ns"` // default: the scenario's, else 5s
+	KeyTTL   time.Duration `json:"key_ttl_ns"`   // default: the scenario's, else 24h
 }
 
 // Run executes one cell and checks it. An error means the harness could not
 // run the cell (environment), not that the target misbehaved.
 func (r *Runner) Run(ctx context.Context, c Cell) (Result, error) {
-	sc, err := Lookup(c.Scenario)
+	c, plan, err := Prepare(c)
 	if err != nil {
 		return Result{}, err
+	}
+	rec, err := r.Execute(ctx, c, plan)
+	if err != nil {
+		return Result{}, err
+	}
+	return Judge(rec), nil
+}
+
+// Prepare fills the cell's defaults from its scenario and derives the plan
+// and fault schedule from the seed alone: the same cell always gets the same
+// plan, which can be saved before anything runs.
+func Prepare(c Cell) (Cell, workload.Plan, error) {
+	sc, err := Lookup(c.Scenario)
+	if err != nil {
+		return c, workload.Plan{}, err
 	}
 	c = c.withDefaults(sc)
 	plan := sc.Plan(workload.Seeded(c.Seed, "plan/"+sc.Name), Params{Replicas: c.Replicas})
 	if err := plan.Validate(); err != nil {
-		return Result{}, fmt.Errorf("scenario %s: %w", sc.Name, err)
+		return c, plan, fmt.Errorf("scenario %s: %w", sc.Name, err)
+	}
+	return c, plan, nil
+}
+
+// Record is everything a finished cell observed: enough to judge it again,
+// offline.
+type Record struct {
+	Cell   Cell          `json:"cell"`
+	Plan   workload.Plan `json:"-"` // saved apart, before the run
+	Obs    Observation   `json:"observation"`
+	Hidden int           `json:"hidden_attempts"`
+	Took   time.Duration `json:"took_ns"`
+}
+
+// Execute runs a prepared cell and returns what it observed.
+func (r *Runner) Execute(ctx context.Context, c Cell, plan workload.Plan) (Record, error) {
+	sc, err := Lookup(c.Scenario)
+	if err != nil {
+		return Record{}, err
 	}
 	start := time.Now()
 	obs, hidden, err := r.execute(ctx, c, sc, plan)
 	if err != nil {
-		return Result{}, err
+		return Record{}, err
 	}
-	return judge(c, sc, plan, obs, hidden, time.Since(start)), nil
+	return Record{Cell: c, Plan: plan, Obs: obs, Hidden: hidden, Took: time.Since(start)}, nil
 }
 
 // withDefaults fills the cell from the scenario's needs.
@@ -166,6 +200,7 @@ func (r *Runner) execute(ctx context.Context, c Cell, sc Scenario, plan workload
 	obs.History.Seed, obs.History.Attempts = c.Seed, attempts
 	obs.History.ClaimTimeout, obs.History.KeyTTL = c.ClaimTTL, c.KeyTTL
 	obs.Injected = d.failpoints.Fired()["inject"]
+	obs.Trace = d.trace.events()
 	if d.gate != nil {
 		obs.GateHeld, _ = d.gate.Stats()
 	}
@@ -248,8 +283,15 @@ func (r *Runner) dropKeys(prefix string) {
 	}
 }
 
-// judge checks a finished cell.
-func judge(c Cell, sc Scenario, plan workload.Plan, obs Observation, hidden int, took time.Duration) Result {
+// Judge checks a finished cell; it is pure, so a saved record judged again
+// gives the same result.
+func Judge(rec Record) Result {
+	c, plan, obs, hidden, took := rec.Cell, rec.Plan, rec.Obs, rec.Hidden, rec.Took
+	sc, err := Lookup(c.Scenario)
+	if err != nil {
+		return Result{Strategy: c.Strategy, Scenario: c.Scenario, Seed: c.Seed, Verdict: Inconclusive,
+			Assumptions: []string{err.Error()}}
+	}
 	obs.History = check.Resolve(obs.History, obs.Ledger)
 	info, _ := strategy.Lookup(c.Strategy)
 	rep := check.Run(check.Input{History: obs.History, Ledger: obs.Ledger, Profile: c.Profile, TwoStores: info.Redis})
