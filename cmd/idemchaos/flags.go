@@ -19,6 +19,7 @@ type common struct {
 	profile     string
 	jsonFile    string
 	replicas    int
+	out         string
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -28,6 +29,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.profile, "profile", "ietf", "contract profile the target promises: "+strings.Join(api.ProfileNames(), ", "))
 	fs.StringVar(&c.jsonFile, "json", "", "write the canonical JSON results to FILE (- for stdout)")
 	fs.IntVar(&c.replicas, "replicas", 1, "target replicas, each behind its own proxy")
+	fs.StringVar(&c.out, "out", "", "save the run (plans, faults, histories, snapshots, results) in this new directory")
 }
 
 func (c *common) check() (api.Profile, error) {

@@ -34,8 +34,11 @@ const usage = `idemchaos: chaos and simulation harness for the Idempotency-Key p
 
 usage:
   idemchaos list                                   strategies, scenarios, profiles
-  idemchaos run --strategy S --scenario C [--seed N] [--json FILE]
-  idemchaos matrix [--strategies a,b] [--scenarios x,y] [--seeds N] [--json FILE]
+  idemchaos run --strategy S --scenario C [--seed N] [--out DIR] [--json FILE]
+  idemchaos matrix [--strategies a,b] [--scenarios x,y] [--seeds N] [--out DIR] [--json FILE]
+  idemchaos check DIR [--json FILE]                re-check a saved run offline
+  idemchaos report DIR|FILE --format table|json|junit|markdown|html [-o FILE]
+  idemchaos demo SCENARIO [--strategy S]           a forced interleaving, narrated for a room
 
 common flags: --redis-url, --postgres-url (else IDEMCHAOS_REDIS_URL, IDEMCHAOS_POSTGRES_URL;
               else a Docker engine; else local redis-server and postgres), --no-docker, --profile
@@ -58,11 +61,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdRun(ctx, args[1:], stdout, stderr)
 	case "matrix":
 		err = cmdMatrix(ctx, args[1:], stdout, stderr)
+	case "check":
+		err = cmdCheck(args[1:], stdout, stderr)
+	case "report":
+		err = cmdReport(args[1:], stdout)
+	case "demo":
+		err = cmdDemo(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitPass
 	default:
-		err = usageErrorf("unknown command %q (want list, run or matrix)", args[0])
+		err = usageErrorf("unknown command %q (want list, run, matrix, check, report or demo)", args[0])
 	}
 	return report(ctx, err, stderr)
 }

@@ -54,6 +54,9 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			}
 		}
 	}
+	if err := prepareOut(c.out); err != nil {
+		return err
+	}
 	s, err := open(ctx, c, min(*workers, len(cells)), stderr)
 	if err != nil {
 		return err
@@ -61,23 +64,24 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	defer s.close()
 	started := time.Now()
 	prog := newProgress(stderr, len(cells), *quiet)
-	results, err := runCells(ctx, s.runners, cells, prog)
+	results, err := runCells(ctx, s.runners, cells, c.out, prog)
 	prog.done()
 	if err != nil {
 		return envError(err)
 	}
 	fmt.Fprintf(stderr, "matrix took %s\n", time.Since(started).Round(time.Millisecond))
-	if err := output(c.jsonFile, stdout, results, "matrix", started, func(w io.Writer) error {
+	if err := output(c, stdout, results, "matrix", started, func(w io.Writer) error {
 		return reports.WriteTable(w, results)
 	}); err != nil {
 		return err
 	}
+	announceOut(stderr, c.out)
 	return verdictExit(matrixExit(results))
 }
 
 // runCells runs cells on the runners, one cell per runner at a time, and
 // returns the results in cell order. The first error stops the rest.
-func runCells(ctx context.Context, runners []*scenarios.Runner, cells []scenarios.Cell, prog *progress) ([]scenarios.Result, error) {
+func runCells(ctx context.Context, runners []*scenarios.Runner, cells []scenarios.Cell, out string, prog *progress) ([]scenarios.Result, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	results := make([]scenarios.Result, len(cells))
@@ -89,7 +93,7 @@ func runCells(ctx context.Context, runners []*scenarios.Runner, cells []scenario
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				res, err := r.Run(ctx, cells[i])
+				res, err := runCell(ctx, r, cells[i], out)
 				if err != nil {
 					errs <- err
 					cancel()

@@ -31,21 +31,26 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := requireName("scenario", *sc, scenarios.Names()); err != nil {
 		return err
 	}
+	if err := prepareOut(c.out); err != nil {
+		return err
+	}
 	s, err := open(ctx, c, 1, stderr)
 	if err != nil {
 		return err
 	}
 	defer s.close()
 	started := time.Now()
-	res, err := s.runners[0].Run(ctx, scenarios.Cell{Strategy: *st, Scenario: *sc, Seed: *seed, Profile: profile, Replicas: c.replicas})
+	cell := scenarios.Cell{Strategy: *st, Scenario: *sc, Seed: *seed, Profile: profile, Replicas: c.replicas}
+	res, err := runCell(ctx, s.runners[0], cell, c.out)
 	if err != nil {
 		return envError(err)
 	}
-	if err := output(c.jsonFile, stdout, []scenarios.Result{res}, "run", started, func(w io.Writer) error {
+	if err := output(c, stdout, []scenarios.Result{res}, "run", started, func(w io.Writer) error {
 		return reports.WriteDetail(w, res)
 	}); err != nil {
 		return err
 	}
+	announceOut(stderr, c.out)
 	return verdictExit(runExit(res.Verdict))
 }
 
@@ -59,16 +64,19 @@ func runExit(v scenarios.Verdict) int {
 	return exitPass
 }
 
-// output writes the JSON document if asked, and the human view unless the
-// JSON goes to stdout.
-func output(jsonFile string, stdout io.Writer, rs []scenarios.Result, cmd string, started time.Time, human func(io.Writer) error) error {
-	if jsonFile != "" {
-		doc := reports.Document{Command: cmd, Profile: profileOf(rs), Seeds: seedsOf(rs), Started: started.UTC(),
-			DurationMS: time.Since(started).Milliseconds(), Results: rs}
-		if err := writeFileOrStdout(jsonFile, stdout, func(w io.Writer) error { return reports.WriteJSON(w, doc) }); err != nil {
+// output saves the document in the run directory and the JSON file if asked,
+// and writes the human view unless the JSON goes to stdout.
+func output(c common, stdout io.Writer, rs []scenarios.Result, cmd string, started time.Time, human func(io.Writer) error) error {
+	doc := reports.Document{Command: cmd, Profile: profileOf(rs), Seeds: seedsOf(rs), Started: started.UTC(),
+		DurationMS: time.Since(started).Milliseconds(), Results: rs}
+	if err := saveDocument(c.out, doc); err != nil {
+		return err
+	}
+	if c.jsonFile != "" {
+		if err := writeFileOrStdout(c.jsonFile, stdout, func(w io.Writer) error { return reports.WriteJSON(w, doc) }); err != nil {
 			return err
 		}
-		if jsonFile == "-" {
+		if c.jsonFile == "-" {
 			return nil
 		}
 	}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/rundir"
+)
+
+// cmdCheck re-checks a saved run offline: every finished cell is judged again
+// from its history and snapshots, and compared with the verdict saved then.
+func cmdCheck(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	jsonFile := fs.String("json", "", "write the re-checked results as canonical JSON to FILE (- for stdout)")
+	dir, err := parseWithTarget(fs, args, "check DIR")
+	if err != nil {
+		return err
+	}
+	dirs, err := rundir.Cells(dir)
+	if err != nil {
+		return usageErrorf("check: %v", err)
+	}
+	results, differ, incomplete, err := recheck(dirs, stderr)
+	if err != nil {
+		return usageErrorf("check: %v", err)
+	}
+	command := savedCommand(dir)
+	c := common{jsonFile: *jsonFile}
+	if err := output(c, stdout, results, "check", time.Now(), func(w io.Writer) error {
+		if command == "run" && len(results) == 1 {
+			return reports.WriteDetail(w, results[0])
+		}
+		return reports.WriteTable(w, results)
+	}); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "re-checked %d cells offline: %d differ from the saved verdicts, %d incomplete (not checked)\n",
+		len(results), differ, incomplete)
+	if differ > 0 {
+		return verdictExit(exitViolated)
+	}
+	if command == "run" && len(results) == 1 {
+		return verdictExit(runExit(results[0].Verdict))
+	}
+	return verdictExit(matrixExit(results))
+}
+
+// recheck judges every complete cell again; it counts the cells whose new
+// verdict or anomaly counts differ from the saved ones.
+func recheck(dirs []string, stderr io.Writer) (results []scenarios.Result, differ, incomplete int, err error) {
+	for _, d := range dirs {
+		if !rundir.Complete(d) {
+			incomplete++
+			fmt.Fprintf(stderr, "%s: incomplete (the run stopped before this cell finished)\n", d)
+			continue
+		}
+		rec, saved, err := rundir.ReadRecord(d)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		res := scenarios.Judge(rec)
+		res.DurationMS = saved.DurationMS
+		if res.Verdict != saved.Verdict || !maps.Equal(res.Anomalies, saved.Anomalies) {
+			differ++
+			fmt.Fprintf(stderr, "%s: saved %s %v, re-checked %s %v\n", d, saved.Verdict, saved.Anomalies, res.Verdict, res.Anomalies)
+		}
+		results = append(results, res)
+	}
+	if len(results) == 0 {
+		return nil, 0, 0, errors.New("no finished cell to check")
+	}
+	return results, differ, incomplete, nil
+}
+
+// savedCommand is the command that made the run ("run" or "matrix"), if known.
+func savedCommand(dir string) string {
+	f, err := os.Open(filepath.Join(dir, rundir.DocumentFile))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	doc, err := reports.ReadJSON(f)
+	if err != nil {
+		return ""
+	}
+	return doc.Command
+}
+
+// parseWithTarget parses flags around one positional argument (a directory
+// or file), which may come before or after them.
+func parseWithTarget(fs *flag.FlagSet, args []string, usage string) (string, error) {
+	var target string
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		target, args = args[0], args[1:]
+	}
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(os.Stdout)
+			fs.PrintDefaults()
+			return "", err
+		}
+		return "", usageErrorf("%s: %v", fs.Name(), err)
+	}
+	if target == "" && fs.NArg() > 0 {
+		target = fs.Arg(0)
+		if err := fs.Parse(fs.Args()[1:]); err != nil {
+			return "", usageErrorf("%s: %v", fs.Name(), err)
+		}
+	}
+	if target == "" || fs.NArg() > 0 {
+		return "", usageErrorf("usage: idemchaos %s", usage)
+	}
+	return target, nil
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/rundir"
+)
+
+// prepareOut checks that dir can take a new run: absent, or an empty directory.
+func prepareOut(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return usageErrorf("--out: %v", err)
+		}
+		return nil
+	case err != nil:
+		return usageErrorf("--out: %v", err)
+	case len(entries) > 0:
+		return usageErrorf("--out %s: the directory is not empty; choose a new one", dir)
+	}
+	return nil
+}
+
+// runCell runs one cell; with an out directory, the plan is saved before the
+// cell runs and everything it observed after.
+func runCell(ctx context.Context, r *scenarios.Runner, c scenarios.Cell, out string) (scenarios.Result, error) {
+	c, plan, err := scenarios.Prepare(c)
+	if err != nil {
+		return scenarios.Result{}, err
+	}
+	dir := rundir.CellDir(out, c)
+	if out != "" {
+		if err := rundir.WritePlan(dir, c, plan); err != nil {
+			return scenarios.Result{}, err
+		}
+	}
+	rec, err := r.Execute(ctx, c, plan)
+	if err != nil {
+		return scenarios.Result{}, err
+	}
+	res := scenarios.Judge(rec)
+	if out != "" {
+		err = rundir.WriteRecord(dir, rec, res)
+	}
+	return res, err
+}
+
+// saveDocument writes the run's document at the root of out.
+func saveDocument(out string, doc reports.Document) error {
+	if out == "" {
+		return nil
+	}
+	return rundir.WriteAtomic(filepath.Join(out, rundir.DocumentFile), func(w io.Writer) error {
+		return reports.WriteJSON(w, doc)
+	})
+}
+
+// announceOut tells where the run was saved.
+func announceOut(w io.Writer, out string) {
+	if out != "" {
+		fmt.Fprintf(w, "run saved in %s (idemchaos check %s; idemchaos report %s --format html -o report.html)\n", out, out, out)
+	}
+}
