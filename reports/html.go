@@ -29,6 +29,29 @@ type htmlPage struct {
 	Rows               []htmlRow
 	Summary            Summary
 	Cells              []htmlCell
+	Latency            []htmlLatency
+}
+
+// htmlLatency is one row of the latency table, with bar widths relative to
+// the slowest p99 on the page.
+type htmlLatency struct {
+	Latency
+	P50Width, P99Width float64 // percent
+}
+
+func latencyRows(ls []Latency) []htmlLatency {
+	slowest := 0.0
+	for _, l := range ls {
+		slowest = max(slowest, l.P99)
+	}
+	out := make([]htmlLatency, len(ls))
+	for i, l := range ls {
+		out[i] = htmlLatency{Latency: l}
+		if slowest > 0 {
+			out[i].P50Width, out[i].P99Width = 100*l.P50/slowest, 100*l.P99/slowest
+		}
+	}
+	return out
 }
 
 type htmlRow struct {
@@ -73,7 +96,7 @@ func WriteHTML(w io.Writer, doc Document) error {
 
 func pageOf(doc Document) htmlPage {
 	cells := Cells(doc.Results)
-	p := htmlPage{Summary: Summarize(doc.Results), Run: runLine(doc)}
+	p := htmlPage{Summary: Summarize(doc.Results), Run: runLine(doc), Latency: latencyRows(doc.Latency)}
 	p.Mark, p.Outcome = outcome(cells)
 	strategies, scens := axes(cells)
 	p.Scenarios = scens

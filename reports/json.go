@@ -27,6 +27,8 @@ type Document struct {
 	DurationMS    int64              `json:"duration_ms"`
 	Summary       Summary            `json:"summary"`
 	Results       []scenarios.Result `json:"results"`
+	// Latency holds attempt latency percentiles per strategy and answer kind.
+	Latency []Latency `json:"latency,omitempty"`
 }
 
 // Summary counts the results.

@@ -28,13 +28,14 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageErrorf("check: %v", err)
 	}
-	results, differ, incomplete, err := recheck(dirs, stderr)
+	lat := reports.NewLatencies()
+	results, differ, incomplete, err := recheck(dirs, lat, stderr)
 	if err != nil {
 		return usageErrorf("check: %v", err)
 	}
 	command := savedCommand(dir)
 	c := common{jsonFile: *jsonFile}
-	if err := output(c, stdout, results, "check", time.Now(), func(w io.Writer) error {
+	if err := output(c, stdout, results, lat, "check", time.Now(), func(w io.Writer) error {
 		if command == "run" && len(results) == 1 {
 			return reports.WriteDetail(w, results[0])
 		}
@@ -55,7 +56,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 
 // recheck judges every complete cell again; it counts the cells whose new
 // verdict or anomaly counts differ from the saved ones.
-func recheck(dirs []string, stderr io.Writer) (results []scenarios.Result, differ, incomplete int, err error) {
+func recheck(dirs []string, lat *reports.Latencies, stderr io.Writer) (results []scenarios.Result, differ, incomplete int, err error) {
 	for _, d := range dirs {
 		if !rundir.Complete(d) {
 			incomplete++
@@ -68,6 +69,7 @@ func recheck(dirs []string, stderr io.Writer) (results []scenarios.Result, diffe
 		}
 		res := scenarios.Judge(rec)
 		res.DurationMS = saved.DurationMS
+		lat.Add(res.Strategy, rec.Obs.History.Attempts)
 		if res.Verdict != saved.Verdict || !maps.Equal(res.Anomalies, saved.Anomalies) {
 			differ++
 			fmt.Fprintf(stderr, "%s: saved %s %v, re-checked %s %v\n", d, saved.Verdict, saved.Anomalies, res.Verdict, res.Anomalies)

@@ -64,13 +64,14 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	defer s.close()
 	started := time.Now()
 	prog := newProgress(stderr, len(cells), *quiet)
-	results, err := runCells(ctx, s.runners, cells, c.out, prog)
+	lat := reports.NewLatencies()
+	results, err := runCells(ctx, s.runners, cells, c.out, prog, lat)
 	prog.done()
 	if err != nil {
 		return envError(err)
 	}
 	fmt.Fprintf(stderr, "matrix took %s\n", time.Since(started).Round(time.Millisecond))
-	if err := output(c, stdout, results, "matrix", started, func(w io.Writer) error {
+	if err := output(c, stdout, results, lat, "matrix", started, func(w io.Writer) error {
 		return reports.WriteTable(w, results)
 	}); err != nil {
 		return err
@@ -81,7 +82,9 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 // runCells runs cells on the runners, one cell per runner at a time, and
 // returns the results in cell order. The first error stops the rest.
-func runCells(ctx context.Context, runners []*scenarios.Runner, cells []scenarios.Cell, out string, prog *progress) ([]scenarios.Result, error) {
+func runCells(ctx context.Context, runners []*scenarios.Runner, cells []scenarios.Cell, out string, prog *progress,
+	lat *reports.Latencies) ([]scenarios.Result, error) {
+	var latMu sync.Mutex
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	results := make([]scenarios.Result, len(cells))
@@ -93,12 +96,15 @@ func runCells(ctx context.Context, runners []*scenarios.Runner, cells []scenario
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				res, err := runCell(ctx, r, cells[i], out)
+				res, rec, err := runCell(ctx, r, cells[i], out)
 				if err != nil {
 					errs <- err
 					cancel()
 					return
 				}
+				latMu.Lock()
+				lat.Add(res.Strategy, rec.Obs.History.Attempts)
+				latMu.Unlock()
 				results[i] = res
 				prog.finish(res)
 			}

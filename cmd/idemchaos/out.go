@@ -35,26 +35,26 @@ func prepareOut(dir string) error {
 
 // runCell runs one cell; with an out directory, the plan is saved before the
 // cell runs and everything it observed after.
-func runCell(ctx context.Context, r *scenarios.Runner, c scenarios.Cell, out string) (scenarios.Result, error) {
+func runCell(ctx context.Context, r *scenarios.Runner, c scenarios.Cell, out string) (scenarios.Result, scenarios.Record, error) {
 	c, plan, err := scenarios.Prepare(c)
 	if err != nil {
-		return scenarios.Result{}, err
+		return scenarios.Result{}, scenarios.Record{}, err
 	}
 	dir := rundir.CellDir(out, c)
 	if out != "" {
 		if err := rundir.WritePlan(dir, c, plan); err != nil {
-			return scenarios.Result{}, err
+			return scenarios.Result{}, scenarios.Record{}, err
 		}
 	}
 	rec, err := r.Execute(ctx, c, plan)
 	if err != nil {
-		return scenarios.Result{}, err
+		return scenarios.Result{}, rec, err
 	}
 	res := scenarios.Judge(rec)
 	if out != "" {
 		err = rundir.WriteRecord(dir, rec, res)
 	}
-	return res, err
+	return res, rec, err
 }
 
 // saveDocument writes the run's document at the root of out.

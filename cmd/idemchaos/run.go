@@ -41,11 +41,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	defer s.close()
 	started := time.Now()
 	cell := scenarios.Cell{Strategy: *st, Scenario: *sc, Seed: *seed, Profile: profile, Replicas: c.replicas}
-	res, err := runCell(ctx, s.runners[0], cell, c.out)
+	res, rec, err := runCell(ctx, s.runners[0], cell, c.out)
 	if err != nil {
 		return envError(err)
 	}
-	if err := output(c, stdout, []scenarios.Result{res}, "run", started, func(w io.Writer) error {
+	lat := reports.NewLatencies()
+	lat.Add(res.Strategy, rec.Obs.History.Attempts)
+	if err := output(c, stdout, []scenarios.Result{res}, lat, "run", started, func(w io.Writer) error {
 		return reports.WriteDetail(w, res)
 	}); err != nil {
 		return err
@@ -66,9 +68,9 @@ func runExit(v scenarios.Verdict) int {
 
 // output saves the document in the run directory and the JSON file if asked,
 // and writes the human view unless the JSON goes to stdout.
-func output(c common, stdout io.Writer, rs []scenarios.Result, cmd string, started time.Time, human func(io.Writer) error) error {
+func output(c common, stdout io.Writer, rs []scenarios.Result, lat *reports.Latencies, cmd string, started time.Time, human func(io.Writer) error) error {
 	doc := reports.Document{Command: cmd, Profile: profileOf(rs), Seeds: seedsOf(rs), Started: started.UTC(),
-		DurationMS: time.Since(started).Milliseconds(), Results: rs}
+		DurationMS: time.Since(started).Milliseconds(), Results: rs, Latency: lat.Summary()}
 	if err := saveDocument(c.out, doc); err != nil {
 		return err
 	}
