@@ -39,6 +39,7 @@ usage:
   idemchaos check DIR [--json FILE]                re-check a saved run offline
   idemchaos report DIR|FILE --format table|json|junit|markdown|html [-o FILE]
   idemchaos demo SCENARIO [--strategy S]           a forced interleaving, narrated for a room
+  idemchaos bench [--strategies a,b] [--rate R | --concurrency C] [--duration D] [--dup-ratio P]
 
 common flags: --redis-url, --postgres-url (else IDEMCHAOS_REDIS_URL, IDEMCHAOS_POSTGRES_URL;
               else a Docker engine; else local redis-server and postgres), --no-docker, --profile
@@ -67,11 +68,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdReport(args[1:], stdout)
 	case "demo":
 		err = cmdDemo(ctx, args[1:], stdout, stderr)
+	case "bench":
+		err = cmdBench(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitPass
 	default:
-		err = usageErrorf("unknown command %q (want list, run, matrix, check, report or demo)", args[0])
+		err = usageErrorf("unknown command %q (want list, run, matrix, check, report, demo or bench)", args[0])
 	}
 	return report(ctx, err, stderr)
 }
