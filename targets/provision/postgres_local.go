@@ -68,24 +68,10 @@ func (pg *localPG) start(ctx context.Context) (string, *part, error) {
 		return "", nil, err
 	}
 	version := pg.version(ctx)
-	var lastErr error
-	for attempt := 1; attempt <= pgStartAttempts; attempt++ {
-		port, err := freePort()
-		if err != nil {
-			return "", nil, err
-		}
+	return onFreePort(ctx, "postgres", pgStartAttempts, pg.log, func(port int) (string, *part, error) {
 		pg.log.printf("starting postgres %s on 127.0.0.1:%d (data %s) ...", version, port, pg.dir)
-		dsn, p, err := pg.serve(ctx, port)
-		if err == nil {
-			return dsn, p, nil
-		}
-		if !errors.Is(err, errExited) || ctx.Err() != nil {
-			return "", nil, err
-		}
-		lastErr = err
-		pg.log.printf("postgres attempt %d: %v", attempt, err)
-	}
-	return "", nil, fmt.Errorf("postgres failed %d times: %w", pgStartAttempts, lastErr)
+		return pg.serve(ctx, port)
+	})
 }
 
 // command builds a command for a Postgres binary run as pg.acct in pg.dir.

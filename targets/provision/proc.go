@@ -1,6 +1,7 @@
 package provision
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -130,4 +131,27 @@ func procAttr(deathSig syscall.Signal, acct account) *syscall.SysProcAttr {
 // childEnv is the environment of started servers.
 func childEnv() []string {
 	return append(os.Environ(), "TZ=UTC", "LC_ALL=C")
+}
+
+// onFreePort starts a server with serve on a free loopback port, trying a new
+// port when the server exits early (another process took the port between
+// our probe and its bind), up to attempts times.
+func onFreePort(ctx context.Context, name string, attempts int, log logger, serve func(port int) (string, *part, error)) (string, *part, error) {
+	var lastErr error
+	for attempt := 1; attempt <= attempts; attempt++ {
+		port, err := freePort()
+		if err != nil {
+			return "", nil, err
+		}
+		url, p, err := serve(port)
+		if err == nil {
+			return url, p, nil
+		}
+		if !errors.Is(err, errExited) || ctx.Err() != nil {
+			return "", nil, err
+		}
+		lastErr = err
+		log.printf("%s attempt %d: %v", name, attempt, err)
+	}
+	return "", nil, fmt.Errorf("%s failed %d times: %w", name, attempts, lastErr)
 }

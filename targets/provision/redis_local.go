@@ -48,24 +48,10 @@ func startLocalRedis(ctx context.Context, base, bin string, log logger) (string,
 
 func (r *localRedis) start(ctx context.Context) (string, *part, error) {
 	version := r.version(ctx)
-	var lastErr error
-	for attempt := 1; attempt <= redisStartAttempts; attempt++ {
-		port, err := freePort()
-		if err != nil {
-			return "", nil, err
-		}
+	return onFreePort(ctx, "redis", redisStartAttempts, r.log, func(port int) (string, *part, error) {
 		r.log.printf("starting redis %s on 127.0.0.1:%d (dir %s) ...", version, port, r.dir)
-		url, p, err := r.serve(ctx, port)
-		if err == nil {
-			return url, p, nil
-		}
-		if !errors.Is(err, errExited) || ctx.Err() != nil {
-			return "", nil, err
-		}
-		lastErr = err
-		r.log.printf("redis attempt %d: %v", attempt, err)
-	}
-	return "", nil, fmt.Errorf("redis failed %d times: %w", redisStartAttempts, lastErr)
+		return r.serve(ctx, port)
+	})
 }
 
 // version returns e.g. "7.0.15", or "" when redis-server --version fails.
