@@ -36,6 +36,8 @@ type tlBar struct {
 	// from its start leftwards (LabelAt is then a right offset).
 	LabelAt string
 	Flip    bool
+	// Inside puts the label over the bar, when neither side has room.
+	Inside bool
 }
 
 // scale maps run times onto 0..100 percent of a key's span.
@@ -50,11 +52,17 @@ func (s scale) bar(from, to time.Duration, label, title, class string) tlBar {
 	left := min(max(s.pos(from), 0), 99.5)
 	width := min(max(s.pos(max(to, from))-left, 0.5), 100-left)
 	b := tlBar{Left: pct(left), Width: pct(width), Label: label, Title: title, Class: class, LabelAt: pct(left + width)}
-	if left > 100-left-width { // more room before the bar than after it
+	switch after := 100 - left - width; {
+	case left < minLabelRoom && after < minLabelRoom:
+		b.Inside, b.LabelAt = true, pct(left)
+	case left > after: // more room before the bar than after it
 		b.Flip, b.LabelAt = true, pct(100-left)
 	}
 	return b
 }
+
+// minLabelRoom is the share of the track (percent) a label needs beside its bar.
+const minLabelRoom = 30
 
 func pct(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) }
 
