@@ -93,3 +93,26 @@ func TestFailuresCarryEvidence(t *testing.T) {
 		t.Fatalf("repro %q", res.Repro)
 	}
 }
+
+// TestStripeProfileCells: under the stripe profile a request without a key
+// and a replayed 5xx that moved no money are allowed; the rest still holds.
+func TestStripeProfileCells(t *testing.T) {
+	r := newRunner(t)
+	for _, c := range []struct {
+		strategy, scenario string
+		verdict            scenarios.Verdict
+	}{
+		{"none", "missing-key", scenarios.Pass},
+		{"redis-cache-errors", "db-fault-mid-request", scenarios.Pass},
+		{"pg-tx", "payload-mismatch", scenarios.Pass},
+		{"pg-nofingerprint", "payload-mismatch", scenarios.Fail},
+	} {
+		res, err := r.Run(context.Background(), scenarios.Cell{Strategy: c.strategy, Scenario: c.scenario, Seed: 2, Profile: api.Stripe})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != c.verdict || !res.AsExpected {
+			t.Errorf("%s/%s under stripe: %s (as declared: %v) %v", c.strategy, c.scenario, res.Verdict, res.AsExpected, res.Anomalies)
+		}
+	}
+}

@@ -297,7 +297,7 @@ func Judge(rec Record) Result {
 	rep := check.Run(check.Input{History: obs.History, Ledger: obs.Ledger, Profile: c.Profile, TwoStores: info.Redis})
 	res := Result{Strategy: c.Strategy, Scenario: sc.Name, Seed: c.Seed, Profile: c.Profile.Name, Replicas: c.Replicas,
 		Anomalies: rep.Counts, Overcharged: rep.Overcharged, Requests: len(obs.History.Attempts),
-		DurationMS: took.Milliseconds(), Expected: Expected(c.Strategy, sc.Name), Faults: len(plan.Faults()),
+		DurationMS: took.Milliseconds(), Expected: Expected(c.Strategy, sc.Name, c.Profile), Faults: len(plan.Faults()),
 		Findings: rep.Findings, Timelines: timelines(rep.Findings, obs), Repro: Repro(c.Strategy, sc.Name, c.Seed, c.Profile.Name)}
 	res.Assumptions = assumeGeneric(obs, hidden)
 	switch {

@@ -40,7 +40,7 @@ func flaw(s strategy.Info) string {
 	}
 	var caught []string
 	for _, sc := range scenarios.Names() {
-		if len(scenarios.Expected(s.Name, sc)) > 0 {
+		if len(scenarios.Expected(s.Name, sc, api.IETF)) > 0 {
 			caught = append(caught, sc)
 		}
 	}

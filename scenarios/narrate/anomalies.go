@@ -1,0 +1,184 @@
+package narrate
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/idemchaos/idemchaos/scenarios/check"
+)
+
+// anomaly tells one anomaly the checker found about the story.
+func (r *renderer) anomaly(name string) {
+	s := r.s
+	var text string
+	switch name {
+	case check.ReplayMismatch:
+		text = "REPLAY MISMATCH: one key, different answers: " + s.acks()
+	case check.StoreDesync:
+		text = "STORE DESYNC: " + s.desync()
+	case check.StuckKey:
+		text = "STUCK KEY: " + s.stuck()
+	case check.CachedError:
+		text = "CACHED ERROR: " + s.cached()
+	case check.MismatchExecuted:
+		text = "MISMATCH EXECUTED: " + s.each(name, s.mismatchExecuted)
+	case check.LostAck:
+		text = "LOST ACK: " + s.each(name, s.lostAck)
+	case check.StatusContract:
+		text = "STATUS CONTRACT: " + s.each(name, s.statusContract)
+	case check.Balance:
+		text = fmt.Sprintf("BALANCE: the balance of %s is not its opening balance minus its charges", s.ops[0].account)
+	default:
+		text = fmt.Sprintf("%s: %d findings", strings.ToUpper(name), s.count(name))
+	}
+	r.say("%s", text)
+	r.draw("Note over PG: %s", strings.ToUpper(strings.ReplaceAll(name, "_", " ")))
+}
+
+// count is how many findings of an anomaly the story has.
+func (s *story) count(name string) int {
+	n := 0
+	for _, f := range s.findings {
+		if f.Anomaly == name {
+			n++
+		}
+	}
+	return n
+}
+
+// acks lists the charges the clients were told about: "client B got
+// charge #1, client A got charge #2".
+func (s *story) acks() string {
+	var parts []string
+	for _, u := range s.units {
+		a := u.last()
+		if u.clientGot() && is2xx(a.Status) {
+			parts = append(parts, fmt.Sprintf("%s got %s", u.client(), s.charge(a.ChargeID)))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// desync tells how Redis and Postgres disagree about the key.
+func (s *story) desync() string {
+	first := "nothing"
+	if len(s.charges) > 0 {
+		first = s.charge(s.charges[0].ID)
+	}
+	rec := s.redisRecord()
+	var redis string
+	switch {
+	case rec == nil:
+		redis = "Redis holds no record of key " + short(s.key)
+	case !rec.Done:
+		redis = "Redis still holds only a claim on key " + short(s.key)
+	case rec.ChargeID != "":
+		redis = fmt.Sprintf("Redis's record of key %s names %s", short(s.key), s.charge(rec.ChargeID))
+	default:
+		redis = fmt.Sprintf("Redis's record of key %s holds a %d", short(s.key), rec.Status)
+	}
+	return fmt.Sprintf("Postgres committed %s first, but %s", first, redis)
+}
+
+// stuck tells the probe that found the key poisoned.
+func (s *story) stuck() string {
+	for _, u := range s.findingUnits(check.StuckKey) {
+		if u.op.probe {
+			return fmt.Sprintf("the probe still gets %s once the faults have healed and the claim timeout has passed: "+
+				"key %s is poisoned", status(u.last().Status), short(s.key))
+		}
+	}
+	return fmt.Sprintf("key %s still refuses its retries after the faults healed: it is poisoned", short(s.key))
+}
+
+// cached tells the replayed error.
+func (s *story) cached() string {
+	for _, u := range s.units {
+		srv := u.last().Server
+		if srv != nil && srv.Status >= 500 && (srv.Replayed || u.op.probe) {
+			text := fmt.Sprintf("%s gets a stored %s replayed: key %s is poisoned with an error", u.request(), status(srv.Status), short(s.key))
+			if len(s.charges) == 0 {
+				text += " that charged nothing"
+			}
+			return text
+		}
+	}
+	return fmt.Sprintf("a 5xx was replayed for key %s", short(s.key))
+}
+
+// each tells an anomaly once per request its findings name.
+func (s *story) each(name string, tell func(*unit) string) string {
+	var parts []string
+	for _, u := range s.findingUnits(name) {
+		if t := tell(u); t != "" {
+			parts = append(parts, t)
+		}
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("%d findings", s.count(name))
+	}
+	return strings.Join(parts, ", and ")
+}
+
+func (s *story) mismatchExecuted(u *unit) string {
+	a, first := u.last(), s.ops[0]
+	if u.op == first {
+		return ""
+	}
+	text := fmt.Sprintf("%s reused key %s with another amount (%s) and got %s", u.request(), short(s.key), money(a.Amount), status(a.Status))
+	if s.profile.Mismatch != 0 {
+		text += " instead of " + status(s.profile.Mismatch)
+	}
+	for _, c := range s.charges {
+		if c.AttemptID == a.ID {
+			text += ", and was charged"
+		}
+	}
+	return text
+}
+
+func (s *story) lostAck(u *unit) string {
+	a := u.last()
+	if !is2xx(a.Status) {
+		return ""
+	}
+	for _, c := range s.rec.Obs.Ledger.Charges {
+		if c.ID == a.ChargeID {
+			return fmt.Sprintf("%s got %s naming %s, which is %s on %s, not its %s on %s", u.request(), status(a.Status),
+				s.charge(c.ID), money(c.Amount), c.Account, money(a.Amount), a.Account)
+		}
+	}
+	return fmt.Sprintf("%s got %s naming %s, which the ledger does not hold", u.request(), status(a.Status), s.charge(a.ChargeID))
+}
+
+func (s *story) statusContract(u *unit) string {
+	a := u.last()
+	text := fmt.Sprintf("%s got %s, which the %s profile does not allow here", u.request(), status(a.Status), s.profile.Name)
+	if s.key == "" && s.profile.MissingKey != 0 {
+		text += fmt.Sprintf(": it wants %s for a request without a key", status(s.profile.MissingKey))
+	}
+	return text
+}
+
+// findingUnits lists the units the findings of an anomaly name, in story
+// order.
+func (s *story) findingUnits(name string) []*unit {
+	named := map[*unit]bool{}
+	for _, f := range s.findings {
+		if f.Anomaly != name {
+			continue
+		}
+		for _, id := range f.Attempts {
+			if u := s.unitOf(id); u != nil {
+				named[u] = true
+			}
+		}
+	}
+	var out []*unit
+	for _, u := range s.units {
+		if named[u] {
+			out = append(out, u)
+		}
+	}
+	return out
+}

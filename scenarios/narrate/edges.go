@@ -1,0 +1,134 @@
+package narrate
+
+import (
+	"sort"
+	"time"
+)
+
+// link adds the edges between units that the observed data proves: retry
+// order, plan order, real-time order of requests that did not overlap, the
+// gate, replays and commit order, and answers that saw a key in flight.
+func (s *story) link() {
+	for _, x := range s.units {
+		for _, y := range s.units {
+			if x != y {
+				s.linkOrder(x, y)
+			}
+		}
+	}
+	s.linkGate()
+	s.linkCharges()
+	for _, x := range s.units {
+		if x.answeredInFlight(s.profile.InFlight) {
+			s.linkInFlight(x)
+		}
+	}
+}
+
+// linkOrder makes unit x start after unit y where that is certain.
+func (s *story) linkOrder(x, y *unit) {
+	send := x.steps[0]
+	switch {
+	case x.op == y.op && y.n == x.n-1:
+		send.after(y.final())
+	case x.op.probe && !y.op.probe:
+		send.after(y.final())
+	case x.n == 1 && x.op.plan != nil && x.op.plan.After == y.op.id && y == y.op.units[len(y.op.units)-1]:
+		send.after(y.final())
+	}
+	ans := y.find(answerStep, "")
+	if ans == nil || y.last().Server == nil {
+		return
+	}
+	end := y.last().Server.End
+	switch first := x.first(); {
+	case end < first.Call:
+		send.after(ans)
+	case first.Server != nil && end < first.Server.Start:
+		x.firstServer().after(ans)
+	}
+}
+
+// linkCharges: a replay comes after the commit it replays, and commits are
+// told in the order the ledger numbered them.
+func (s *story) linkCharges() {
+	var commits []*step
+	for _, c := range s.charges {
+		if p := s.producer(c.AttemptID); p != nil {
+			commits = append(commits, p)
+		}
+	}
+	for i := 1; i < len(commits); i++ {
+		commits[i].after(commits[i-1])
+	}
+	for _, u := range s.units {
+		srv := u.first().Server
+		if srv == nil || srv.ChargeID == "" {
+			continue
+		}
+		if p := s.producer(s.chargeAttempt[srv.ChargeID]); p != nil && p.u != u {
+			u.find(answerStep, "").after(p)
+		}
+	}
+}
+
+// producer is the step where the attempt's charge was committed: its
+// after-commit point, else its answer.
+func (s *story) producer(attemptID string) *step {
+	for _, u := range s.units {
+		for _, a := range u.tries {
+			if a.ID != attemptID {
+				continue
+			}
+			if p := u.find(pointStep, "after-commit"); p != nil {
+				return p
+			}
+			return u.find(answerStep, "")
+		}
+	}
+	return nil
+}
+
+// answeredInFlight reports a unit whose answer was the in-flight refusal.
+func (u *unit) answeredInFlight(code int) bool {
+	srv := u.first().Server
+	return code != 0 && srv != nil && srv.Status == code && !srv.Replayed && len(u.events) == 0
+}
+
+// linkInFlight: a 409 came while another request of the key was on the
+// server; it is told after what that request did before, and before what it
+// did after.
+func (s *story) linkInFlight(x *unit) {
+	ans := x.find(answerStep, "")
+	t := ans.at
+	for _, y := range s.units {
+		if y == x || !y.busyAt(t) {
+			continue
+		}
+		before, after := y.around(t)
+		ans.after(before)
+		if after != nil {
+			after.after(ans)
+		}
+	}
+}
+
+// busyAt reports whether the unit was on the server at t.
+func (u *unit) busyAt(t time.Duration) bool {
+	a, b := u.first().Server, u.last().Server
+	return a != nil && b != nil && a.Start <= t && t <= b.End
+}
+
+// around returns the unit's last server step observed at or before t and
+// its first step after t.
+func (u *unit) around(t time.Duration) (*step, *step) {
+	i := sort.Search(len(u.steps), func(i int) bool { return u.steps[i].at > t })
+	var before, after *step
+	if i > 0 {
+		before = u.steps[i-1]
+	}
+	if i < len(u.steps) {
+		after = u.steps[i]
+	}
+	return before, after
+}

@@ -1,0 +1,106 @@
+package narrate
+
+import "strings"
+
+// injection is a plan's in-target fault: "ACTION[:DURATION]@POINT".
+type injection struct {
+	action, arg, point string
+}
+
+func parseInjection(spec string) (injection, bool) {
+	what, point, ok := strings.Cut(spec, "@")
+	if !ok {
+		return injection{}, false
+	}
+	action, arg, _ := strings.Cut(what, ":")
+	return injection{action: action, arg: arg, point: point}, true
+}
+
+// injected is the fault the plan placed inside the target for the unit's
+// try, if any.
+func (u *unit) injected() (injection, bool) {
+	if u.op.plan == nil || len(u.events) == 0 {
+		return injection{}, false
+	}
+	return parseInjection(u.op.plan.TryAt(u.first().Try).Inject)
+}
+
+// faults tells the fault injected at point, if the request carries one
+// there: the request reached the point, so the fault fired.
+func (r *renderer) faults(u *unit, point string) {
+	in, ok := u.injected()
+	if !ok || in.point != point {
+		return
+	}
+	switch in.action {
+	case "pg-cut":
+		r.cutLink(u, postgresID)
+	case "redis-cut":
+		r.cutLink(u, redisID)
+	case "pg-latency":
+		r.say("fault: the link from %s to Postgres turns slow", u.replica())
+		r.draw("Note over %s,PG: link slow (fault)", u.rid())
+	case "delay":
+		r.say("fault: %s stalls here, on purpose", u.request())
+		r.draw("Note over %s: %s stalls (fault)", u.rid(), u.short())
+	default:
+		r.say("fault: %s fires here (%s)", in.action, u.request())
+		r.draw("Note over %s: %s (fault)", u.rid(), in.action)
+	}
+}
+
+// cutLink tells a store link cut under a request.
+func (r *renderer) cutLink(u *unit, store string) {
+	if r.cut[u] == nil {
+		r.cut[u] = map[string]bool{}
+	}
+	r.cut[u][store] = true
+	r.say("fault: the link from %s to %s is cut", u.replica(), storeName(store))
+	if store == redisID && !r.s.mech.usesRedis {
+		r.draw("Note over %s: link to Redis cut (fault)", u.rid())
+		return
+	}
+	r.draw("Note over %s,%s: link cut (fault)", u.rid(), store)
+}
+
+// holdPhrases say where a gate holds a request and until when.
+var holdPhrases = map[string]string{
+	"after-check":           "right after its key check",
+	"after-claim":           "right after its claim",
+	"before-commit":         "right before its commit",
+	"after-commit":          "right after its commit",
+	"before-store-response": "right before it stores its response",
+}
+
+// pointNouns name what a request did at a point.
+var pointNouns = map[string]string{
+	"after-check":           "key check",
+	"after-claim":           "claim",
+	"before-commit":         "charge",
+	"after-commit":          "commit",
+	"before-store-response": "stored response",
+}
+
+// hold tells the gate holding a request.
+func (r *renderer) hold(u *unit) {
+	g := r.s.gate
+	where := holdPhrases[string(g.spec.Hold)]
+	until := "until another request of the key reaches " + string(g.spec.Until)
+	if g.spec.Until == "after-commit" {
+		until = "until another request of the key commits"
+	}
+	r.say("the gate holds %s %s, %s", u.request(), where, until)
+	r.draw("Note over %s: the gate holds %s %s", u.rid(), u.short(), where)
+}
+
+// resume tells why a held request goes on.
+func (r *renderer) resume(st *step) {
+	u := st.u
+	if by := st.resume.by; by != nil {
+		r.say("%s's %s opens the gate: %s goes on", by.u.request(), pointNouns[by.ev.Point], u.request())
+		r.draw("Note over %s: %s's %s opens the gate, %s goes on", u.rid(), by.u.short(), pointNouns[by.ev.Point], u.short())
+		return
+	}
+	r.say("the gate stops waiting, no other request of the key got that far: %s goes on", u.request())
+	r.draw("Note over %s: the gate times out, %s goes on", u.rid(), u.short())
+}

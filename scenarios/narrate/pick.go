@@ -1,0 +1,89 @@
+package narrate
+
+import (
+	"strings"
+
+	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/sim/history"
+)
+
+// baseID strips the marker of a hidden re-send from an attempt id.
+func baseID(id string) string { return strings.TrimSuffix(id, "#hidden") }
+
+// pick chooses what the story tells: the key of the first finding in plan
+// order (a finding about requests without a key picks its first op), else
+// the plan's first op. It returns the key ("" for a keyless story) and the
+// ops of the story, plan ops first, then probes.
+func pick(rec scenarios.Record, res scenarios.Result) (string, []int) {
+	attempts := rec.Obs.History.Attempts
+	opOf := make(map[string]int, len(attempts))
+	for _, a := range attempts {
+		opOf[baseID(a.ID)] = a.Op
+	}
+	best, key := -1, ""
+	for _, f := range res.Findings {
+		op := findingOp(rec, f.Key, f.Attempts, opOf)
+		if op >= 0 && (best < 0 || op < best) {
+			best, key = op, f.Key
+		}
+	}
+	if best < 0 {
+		if len(rec.Plan.Ops) == 0 {
+			return "", nil
+		}
+		best, key = 0, rec.Plan.Ops[0].Key
+	}
+	if key == "" {
+		return "", []int{best}
+	}
+	return key, opsWithKey(rec, key)
+}
+
+// findingOp is the first op a finding names, or -1.
+func findingOp(rec scenarios.Record, key string, ids []string, opOf map[string]int) int {
+	if key != "" {
+		for _, op := range rec.Plan.Ops {
+			if op.Key == key {
+				return op.ID
+			}
+		}
+	}
+	best := -1
+	for _, id := range ids {
+		if op, ok := opOf[baseID(id)]; ok && (best < 0 || op < best) {
+			best = op
+		}
+	}
+	return best
+}
+
+// opsWithKey lists the plan ops with key, then the other ops (probes) whose
+// attempts carry it.
+func opsWithKey(rec scenarios.Record, key string) []int {
+	var out []int
+	seen := map[int]bool{}
+	for _, op := range rec.Plan.Ops {
+		if op.Key == key {
+			out = append(out, op.ID)
+			seen[op.ID] = true
+		}
+	}
+	for _, a := range rec.Obs.History.Attempts {
+		if a.Key == key && !seen[a.Op] {
+			out = append(out, a.Op)
+			seen[a.Op] = true
+		}
+	}
+	return out
+}
+
+// attemptsOf lists the attempts of op in the history, for the story key.
+func attemptsOf(h history.History, op int, key string) []history.Attempt {
+	var out []history.Attempt
+	for _, a := range h.Attempts {
+		if a.Op == op && a.Key == key {
+			out = append(out, a)
+		}
+	}
+	return out
+}
