@@ -148,7 +148,7 @@ func (r *Runner) storeClients(ctx context.Context, d *deployment) (strategy.Deps
 	opts, _ := redis.ParseURL(r.env.RedisURL)
 	opts.Addr = d.redisLink.Listen
 	opts.MaxRetries, opts.PoolSize = -1, redisConnsPerReplica // a retried SET NX lies to its own sender
-	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = time.Second, time.Second, time.Second
+	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = 2*time.Second, 3*time.Second, 3*time.Second
 	opts.DialerRetries = 1 // a cut link fails at once instead of after five dials
 	rdb := redis.NewClient(opts)
 	d.rdbs = append(d.rdbs, rdb)

@@ -204,8 +204,8 @@ func (r *Runner) execute(ctx context.Context, c Cell, sc Scenario, plan workload
 	if d.gate != nil {
 		obs.GateHeld, _ = d.gate.Stats()
 	}
-	obs.History.End = since()
 	obs.Ledger, err = r.groundTruth(ctx, c.Strategy, prefix)
+	obs.History.End = since() // after the reads: a record missing then may have expired by then
 	obs.Ledger.RowsAtStart = rows
 	return obs, hidden, err
 }
@@ -249,13 +249,15 @@ func probePlan(plan workload.Plan) workload.Plan {
 // groundTruth reads the ledger and, for strategies that keep records in
 // Redis, those records.
 func (r *Runner) groundTruth(ctx context.Context, name, prefix string) (history.Ledger, error) {
-	l, err := ledger.Snapshot(ctx, r.pool)
-	if err != nil {
-		return l, err
-	}
+	var records []history.RedisRecord
 	if info, _ := strategy.Lookup(name); info.Redis {
-		l.Redis, err = strategy.RedisRecords(ctx, r.redis, prefix)
+		var err error
+		if records, err = strategy.RedisRecords(ctx, r.redis, prefix); err != nil {
+			return history.Ledger{}, err
+		}
 	}
+	l, err := ledger.Snapshot(ctx, r.pool)
+	l.Redis = records
 	return l, err
 }
 
