@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/idemchaos/idemchaos/targets/api"
+	"github.com/idemchaos/idemchaos/targets/provision/provisiontest"
+)
+
+// reply is one HTTP answer.
+type reply struct {
+	status int
+	header http.Header
+	body   string
+}
+
+// do sends one request on a fresh connection (no hidden re-sends).
+func do(t *testing.T, method, url, key, body string) reply {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Close = true
+	if key != "" {
+		req.Header.Set(api.HeaderKey, key)
+	}
+	client := &http.Client{Timeout: 20 * time.Second}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reply{status: resp.StatusCode, header: resp.Header, body: string(b)}
+}
+
+func decode[T any](t *testing.T, r reply) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal([]byte(r.body), &v); err != nil {
+		t.Fatalf("decode %q: %v", r.body, err)
+	}
+	return v
+}
+
+const charge1250 = `{"account":"acct-1","amount":1250,"currency":"EUR"}`
+
+// TestServesTheContract runs paymentd on the shared stores (a fresh
+// database each) with a Postgres-only and a two-store strategy, and drives
+// the API as a trainer's curl would.
+func TestServesTheContract(t *testing.T) {
+	for _, tc := range []struct{ strategy, profile string }{{"pg-tx", "ietf"}, {"redis-pg-guard", "stripe"}} {
+		t.Run(tc.strategy+"-"+tc.profile, func(t *testing.T) {
+			dsn := provisiontest.Database(t, services)
+			d := startDaemon(t, nil, "--strategy", tc.strategy, "--profile", tc.profile, "--listen", "127.0.0.1:0",
+				"--redis-url", services.RedisURL, "--postgres-url", dsn, "--redis-prefix", fmt.Sprintf("paymentd-test-%d:", time.Now().UnixNano()))
+			checkBanner(t, d, tc.strategy, dsn)
+			checkReplay(t, d.url, tc.profile)
+			checkLedger(t, dsn)
+			if r := do(t, "GET", d.url+"/healthz", "", ""); r.status != http.StatusOK {
+				t.Errorf("GET /healthz: %d %s", r.status, r.body)
+			}
+			if code, took := d.interrupt(t, 30*time.Second); code != 0 {
+				t.Errorf("exit %d after SIGINT (in %v); want 0:\n%s", code, took, d.output())
+			}
+			if d.line("paymentd: stopped") == "" {
+				t.Errorf("no stopped line:\n%s", d.output())
+			}
+		})
+	}
+}
+
+func checkBanner(t *testing.T, d *daemon, strategy, dsn string) {
+	t.Helper()
+	if !strings.HasPrefix(d.url, "http://127.0.0.1:") {
+		t.Fatalf("start line names %q; want a loopback URL:\n%s", d.url, d.output())
+	}
+	start := d.line("paymentd: strategy " + strategy + " on ")
+	if !strings.Contains(start, "postgres: "+dsn) || !strings.Contains(start, "redis: "+services.RedisURL) {
+		t.Errorf("start line %q does not name the stores", start)
+	}
+	want := "paymentd: ledger: --ledger-url '" + dsn + "' --ledger-query '" + ledgerQuery + "'"
+	if got := d.line("paymentd: ledger: "); got != want {
+		t.Errorf("ledger line:\n got %s\nwant %s", got, want)
+	}
+	if d.line("paymentd: warning") != "" {
+		t.Errorf("a loopback listener got a warning:\n%s", d.output())
+	}
+}
+
+// checkReplay: a charge, its replay, a payload mismatch, a missing key and
+// the account's balance.
+func checkReplay(t *testing.T, base, profile string) {
+	t.Helper()
+	first := do(t, "POST", base+api.PathCharges, "order-42", charge1250)
+	second := do(t, "POST", base+api.PathCharges, "order-42", charge1250)
+	if first.status != http.StatusCreated || second.status != http.StatusCreated {
+		t.Fatalf("charge then retry: %d %s / %d %s; want 201 twice", first.status, first.body, second.status, second.body)
+	}
+	c1, c2 := decode[api.Charge](t, first), decode[api.Charge](t, second)
+	if c1.ID == "" || c1.ID != c2.ID || first.body != second.body {
+		t.Errorf("retry answered %s; want the replay of %s", second.body, first.body)
+	}
+	if got := second.header.Get(api.HeaderReplayed); got != "true" {
+		t.Errorf("retry: %s = %q; want true", api.HeaderReplayed, got)
+	}
+	p, _ := api.ProfileByName(profile)
+	mismatch := do(t, "POST", base+api.PathCharges, "order-42", `{"account":"acct-1","amount":9999,"currency":"EUR"}`)
+	if mismatch.status != p.Mismatch {
+		t.Errorf("payload mismatch: %d %s; want %d", mismatch.status, mismatch.body, p.Mismatch)
+	}
+	checkMissingKey(t, base, p)
+	acct := decode[api.Account](t, do(t, "GET", base+api.PathAccounts+"acct-1", "", ""))
+	if want := 1_000_000 - 1250 - missingKeyDebit(p); acct.Balance != want || acct.Currency != "EUR" {
+		t.Errorf("acct-1 = %+v; want balance %d EUR", acct, want)
+	}
+}
+
+// missingKeyDebit is what checkMissingKey charged.
+func missingKeyDebit(p api.Profile) int64 {
+	if p.MissingKey == 0 {
+		return 1250
+	}
+	return 0
+}
+
+func checkMissingKey(t *testing.T, base string, p api.Profile) {
+	t.Helper()
+	r := do(t, "POST", base+api.PathCharges, "", charge1250)
+	want := p.MissingKey
+	if want == 0 {
+		want = http.StatusCreated
+	}
+	if r.status != want {
+		t.Errorf("no key: %d %s; want %d", r.status, r.body, want)
+	}
+}
+
+// checkLedger reads the ledger with the query paymentd prints, as an
+// external run would: one keyed charge for order-42.
+func checkLedger(t *testing.T, dsn string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, ledgerQuery)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for rows.Next() {
+		var key *string
+		var account string
+		var amount int64
+		if err := rows.Scan(&key, &account, &amount); err != nil {
+			t.Fatal(err)
+		}
+		if key != nil && *key == "order-42" {
+			n++
+			if account != "acct-1" || amount != 1250 {
+				t.Errorf("order-42 charged %s %d; want acct-1 1250", account, amount)
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Errorf("order-42 has %d ledger charges; want 1", n)
+	}
+}

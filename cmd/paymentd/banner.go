@@ -1,0 +1,58 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"strings"
+)
+
+// readyLine is the last line paymentd prints at start: requests are served.
+const readyLine = "paymentd: ready"
+
+// announce prints what paymentd serves, with which stores, where an
+// external run finds its ledger, and finally the ready marker.
+func announce(w io.Writer, c config, s *stores, addr string) {
+	base := "http://" + addr
+	fmt.Fprintf(w, "paymentd: strategy %s on %s (postgres: %s, redis: %s)\n",
+		c.strategy, base, redactURL(s.postgresDSN), redactURL(s.services.RedisURL))
+	if !isLoopback(addr) {
+		fmt.Fprintf(w, "paymentd: warning: %s is not a loopback address: anyone who can reach it can charge these accounts\n", addr)
+	}
+	fmt.Fprintf(w, "paymentd: profile %s, claim ttl %v, key ttl %v, accounts %s (%s)\n",
+		c.profile.Name, c.claimTTL, c.keyTTL, accountList(c.accounts), c.currency)
+	fmt.Fprintf(w, "paymentd: ledger: --ledger-url '%s' --ledger-query '%s'\n", redactURL(s.postgresDSN), ledgerQuery)
+	fmt.Fprintln(w, readyLine)
+}
+
+// isLoopback reports whether a listener's host:port is on a loopback address.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// redactURL hides the password of a URL; a string that does not parse is
+// not printed at all, so no password leaks through it.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
+}
+
+func accountList(accounts []account) string {
+	parts := make([]string, len(accounts))
+	for i, a := range accounts {
+		parts[i] = fmt.Sprintf("%s=%d", a.id, a.opening)
+	}
+	return strings.Join(parts, ",")
+}

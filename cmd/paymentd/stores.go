@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/idemchaos/idemchaos/targets/ledger"
+	"github.com/idemchaos/idemchaos/targets/provision"
+)
+
+// storeTimeout bounds one store round trip of paymentd's own (not a request's).
+const storeTimeout = 5 * time.Second
+
+// stores are the provisioned servers and paymentd's clients to them.
+type stores struct {
+	services    *provision.Services
+	postgresDSN string // the database paymentd's ledger lives in
+	pool        *pgxpool.Pool
+	rdb         *redis.Client
+}
+
+// openStores provisions (or pings the given) Redis and Postgres and opens
+// sized clients. On error everything already opened is closed.
+func openStores(ctx context.Context, c config, log io.Writer) (*stores, error) {
+	services, err := provision.Start(ctx, provision.Config{RedisURL: c.redisURL, PostgresURL: c.postgresURL,
+		NoDocker: c.noDocker, Log: log})
+	if err != nil {
+		return nil, envError(err)
+	}
+	s := &stores{services: services, postgresDSN: services.PostgresURL}
+	if err := s.connect(ctx, c); err != nil {
+		if cerr := s.close(); cerr != nil {
+			err = fmt.Errorf("%w; cleanup: %v", err, cerr)
+		}
+		return nil, envError(err)
+	}
+	return s, nil
+}
+
+// connect opens the pool and the Redis client with explicit sizes. The Redis
+// client never retries: a retried SET NX whose reply was lost lies to its
+// own sender.
+func (s *stores) connect(ctx context.Context, c config) error {
+	cfg, err := pgxpool.ParseConfig(s.postgresDSN)
+	if err != nil {
+		return fmt.Errorf("postgres DSN %s: %w", redactURL(s.postgresDSN), err)
+	}
+	cfg.MaxConns = int32(c.pgConns)
+	cfg.ConnConfig.ConnectTimeout = storeTimeout
+	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
+		return fmt.Errorf("postgres pool: %w", err)
+	}
+	opts, err := redis.ParseURL(s.services.RedisURL)
+	if err != nil {
+		return fmt.Errorf("redis URL %s: %w", redactURL(s.services.RedisURL), err)
+	}
+	opts.MaxRetries, opts.PoolSize = -1, c.redisConns
+	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = 2*time.Second, 2*time.Second, 2*time.Second
+	s.rdb = redis.NewClient(opts)
+	return nil
+}
+
+// prepare migrates the ledger schema, empties it on --reset and opens the
+// accounts that do not exist yet.
+func (s *stores) prepare(ctx context.Context, c config) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*storeTimeout)
+	defer cancel()
+	if err := ledger.Migrate(ctx, s.pool); err != nil {
+		return err
+	}
+	if c.reset {
+		if err := ledger.Reset(ctx, s.pool); err != nil {
+			return err
+		}
+	}
+	for _, a := range c.accounts {
+		if err := openIfAbsent(ctx, s.pool, a, c.currency); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func openIfAbsent(ctx context.Context, pool *pgxpool.Pool, a account, currency string) error {
+	_, err := ledger.Balance(ctx, pool, a.id)
+	if !errors.Is(err, ledger.ErrUnknownAccount) {
+		return err
+	}
+	return ledger.Open(ctx, pool, a.id, currency, a.opening)
+}
+
+// ping checks Postgres, and Redis when the strategy uses it, for /healthz.
+func (s *stores) ping(ctx context.Context, withRedis bool) error {
+	if err := s.pool.Ping(ctx); err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	if !withRedis {
+		return nil
+	}
+	if err := s.rdb.Ping(ctx).Err(); err != nil {
+		return fmt.Errorf("redis: %w", err)
+	}
+	return nil
+}
+
+// close closes the clients, then stops whatever provision started.
+func (s *stores) close() error {
+	if s.rdb != nil {
+		_ = s.rdb.Close() // in-flight commands are over: the server has shut down
+	}
+	if s.pool != nil {
+		s.pool.Close()
+	}
+	return s.services.Close()
+}
