@@ -46,10 +46,10 @@ API: POST /v1/charges (header Idempotency-Key), GET /v1/accounts/{id}, GET /heal
 Without --redis-url / --postgres-url it starts its own throwaway Redis and
 Postgres (a Docker engine, else local redis-server and postgres binaries) and
 stops them on exit. On start it prints, on stderr, the URL it serves, the
-stores it uses, and the ledger an external run reads as ground truth:
+stores it uses, and the ledger an external run will read as ground truth
+(idemchaos's --target-url mode is not built yet):
 
-  idemchaos run --target-url URL --ledger-url DSN \
-    --ledger-query '` + ledgerQuery + `' --scenario C
+  --ledger-url DSN --ledger-query '` + ledgerQuery + `'
 
 then the line "paymentd: ready". SIGINT or SIGTERM stops it gracefully.
 Exit codes: 0 stopped by a signal once ready, 1 a failure while serving,
