@@ -184,6 +184,9 @@ var renderers = map[string]func(io.Writer, reports.Document) error{
 	"matrix.junit.xml.golden": reports.WriteJUnit,
 	"matrix.md.golden":        reports.WriteMarkdown,
 	"matrix.html.golden":      reports.WriteHTML,
+	"matrix.table.golden": func(w io.Writer, d reports.Document) error {
+		return reports.WriteTable(w, d.Results)
+	},
 }
 
 func TestGoldenFiles(t *testing.T) {
