@@ -19,7 +19,7 @@ var catalog = []Scenario{
 		Reveals: "check-then-act races; the 409 contract", Plan: planConcurrent, Assume: assumeOverlap},
 	{Name: "forced-race", Doc: "a gate holds request A after its key check until B has committed: the race on every run",
 		Reveals: "the check-then-act race, deterministically", Plan: planForcedRace, Assume: assumeGateEngaged,
-		Gate: &GateSpec{Hold: failpoint.AfterCheck, Until: failpoint.AfterCommit, Timeout: 300 * time.Millisecond}},
+		Gate: &GateSpec{Hold: failpoint.AfterCheck, Until: failpoint.AfterCommit, Timeout: time.Second}},
 	{Name: "dropped-response", Doc: "the response is dropped by Toxiproxy after the server committed; the client retries the same key",
 		Reveals: "missing or per-replica idempotency", Plan: planDropped, Assume: assumeFaultFired},
 	{Name: "payload-mismatch", Doc: "a retry with the same key and a changed amount",

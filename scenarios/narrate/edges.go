@@ -18,6 +18,7 @@ func (s *story) link() {
 	}
 	s.linkGate()
 	s.linkCharges()
+	s.linkStore()
 	for _, x := range s.units {
 		if x.answeredInFlight(s.profile.InFlight) {
 			s.linkInFlight(x)
@@ -96,8 +97,8 @@ func (u *unit) answeredInFlight(code int) bool {
 }
 
 // linkInFlight: a 409 came while another request of the key was on the
-// server; it is told after what that request did before, and before what it
-// did after.
+// server; it is told after that request's claim and before its commit (or
+// its answer), wherever the clocks put its other steps.
 func (s *story) linkInFlight(x *unit) {
 	ans := x.find(answerStep, "")
 	t := ans.at
@@ -105,12 +106,32 @@ func (s *story) linkInFlight(x *unit) {
 		if y == x || !y.busyAt(t) {
 			continue
 		}
-		before, after := y.around(t)
+		before := y.claim()
+		if before == nil {
+			before, _ = y.around(t)
+		}
 		ans.after(before)
-		if after != nil {
-			after.after(ans)
+		if end := y.releaseAfter(before, t); end != nil {
+			end.after(ans)
 		}
 	}
+}
+
+// releaseAfter is the unit's first commit or answer after step from that was
+// observed after t: where its key stopped being in flight.
+func (u *unit) releaseAfter(from *step, t time.Duration) *step {
+	seen := from == nil
+	for _, st := range u.steps {
+		if st == from {
+			seen = true
+			continue
+		}
+		commit := st.kind == pointStep && st.ev.Point == "after-commit"
+		if seen && st.at > t && (commit || st.kind == answerStep) {
+			return st
+		}
+	}
+	return nil
 }
 
 // busyAt reports whether the unit was on the server at t.
@@ -131,4 +152,45 @@ func (u *unit) around(t time.Duration) (*step, *step) {
 		after = u.steps[i]
 	}
 	return before, after
+}
+
+// linkStore orders the reads and writes of the key's record as observed: a
+// key check, or an answer decided from the record, told after the stores
+// that came before it and before those that came after.
+func (s *story) linkStore() {
+	var reads, writes []*step
+	for _, u := range s.units {
+		for _, st := range u.steps {
+			switch {
+			case st.kind == pointStep && st.ev.Point == "after-check":
+				reads = append(reads, st)
+			case st.kind == pointStep && st.ev.Point == "before-store-response":
+				writes = append(writes, st)
+			case st.kind == answerStep && len(u.events) == 0:
+				reads = append(reads, st)
+			}
+		}
+	}
+	for _, r := range reads {
+		for _, w := range writes {
+			switch {
+			case r.u == w.u:
+			case r.at < w.at:
+				w.after(r)
+			case w.at < r.at:
+				r.after(w)
+			}
+		}
+	}
+}
+
+// claim is the unit's first step that holds the key (its key check or
+// claim), or nil.
+func (u *unit) claim() *step {
+	for _, st := range u.steps {
+		if st.kind == pointStep && (st.ev.Point == "after-check" || st.ev.Point == "after-claim") {
+			return st
+		}
+	}
+	return nil
 }

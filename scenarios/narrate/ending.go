@@ -46,7 +46,7 @@ func (r *renderer) balance() {
 	switch n := len(amounts); {
 	case n > 1 && s.has(check.DoubleCharge):
 		r.say("%s, expected %s: DOUBLE CHARGE (%s overcharged)", head, money(opening-amounts[0]), money(total-amounts[0]))
-		r.draw("Note over PG: %s charged %d times for one key: DOUBLE CHARGE", o.account, n)
+		r.draw("Note over PG: %s charged %s for one key: DOUBLE CHARGE", o.account, times(n))
 	case n > 1:
 		r.say("%s: %d charges, which the checker allows: the key's retention had passed in between", head, n)
 		r.draw("Note over PG: %d charges, the key had expired in between", n)
@@ -142,4 +142,12 @@ func (u *unit) outcomeWord() string {
 		return "the replay"
 	}
 	return fmt.Sprint(a.Status)
+}
+
+// times says how often: "twice", "3 times".
+func times(n int) string {
+	if n == 2 {
+		return "twice"
+	}
+	return fmt.Sprintf("%d times", n)
 }

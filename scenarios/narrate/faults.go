@@ -101,6 +101,11 @@ func (r *renderer) resume(st *step) {
 		r.draw("Note over %s: %s's %s opens the gate, %s goes on", u.rid(), by.u.short(), pointNouns[by.ev.Point], u.short())
 		return
 	}
-	r.say("the gate stops waiting, no other request of the key got that far: %s goes on", u.request())
+	if late := st.resume.late; late != nil {
+		r.say("the gate's timeout runs out before %s's %s: %s goes on", late.request(), pointNouns[string(r.s.gate.spec.Until)],
+			u.request())
+	} else {
+		r.say("the gate stops waiting, no other request of the key got that far: %s goes on", u.request())
+	}
 	r.draw("Note over %s: the gate times out, %s goes on", u.rid(), u.short())
 }

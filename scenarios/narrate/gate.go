@@ -1,6 +1,8 @@
 package narrate
 
 import (
+	"time"
+
 	"github.com/idemchaos/idemchaos/scenarios"
 )
 
@@ -39,10 +41,56 @@ func (s *story) linkGate() {
 	}
 	g.released = s.releaser(g)
 	if g.next != nil {
-		g.next.resume = &resumeNote{by: g.released}
+		g.next.resume = &resumeNote{by: g.released, late: s.late(g)}
 		g.next.after(g.released)
+		s.linkResume(g)
 	}
 	s.gate = g
+}
+
+// resumedAt is when the held request was let go: at its release, else when
+// the gate's timeout ran out.
+func (g *gateStory) resumedAt() time.Duration {
+	if g.released != nil {
+		return g.released.at
+	}
+	return g.held.at + g.spec.Timeout
+}
+
+// linkResume: a request sent after the gate let the held one go is told
+// after it went on.
+func (s *story) linkResume(g *gateStory) {
+	t := g.resumedAt()
+	for _, u := range s.units {
+		if u != g.held.u && u.steps[0].at > t {
+			u.steps[0].after(g.next)
+		}
+	}
+}
+
+// late is a request of the key that was already on the server when the
+// gate gave up, and reached the release point afterwards; nil if the gate
+// opened or no request was on its way.
+func (s *story) late(g *gateStory) *unit {
+	if g.released != nil {
+		return nil
+	}
+	t := g.resumedAt()
+	for _, u := range s.units {
+		srv := u.first().Server
+		if u != g.held.u && srv != nil && srv.Start < t && u.find(pointStep, string(g.spec.Until)) != nil {
+			return u
+		}
+	}
+	return nil
+}
+
+// unforced reports a gate that gave up waiting while another request of the
+// key was still on its way to the release point: the run did not force the
+// interleaving it was built to force (the machine was slower than the
+// gate's patience).
+func (s *story) unforced() bool {
+	return s.gate != nil && s.gate.next != nil && s.gate.next.resume.late != nil
 }
 
 // firstAt is the story key's first event at point, in arrival order.

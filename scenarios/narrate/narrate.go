@@ -44,6 +44,11 @@ type Narrative struct {
 	// Timings holds what varies from run to run: durations, attempt ids,
 	// ledger ids, counts of retries, the whole run's verdict.
 	Timings []string
+	// Unforced reports that the scenario's gate gave up waiting while
+	// another request of the key was still on its way: this run did not
+	// force the interleaving the scenario is built to force, and its story
+	// differs from a forced run's.
+	Unforced bool
 }
 
 // Text is the numbered lines, one per line.
@@ -70,6 +75,7 @@ func Story(rec scenarios.Record, res scenarios.Result) Narrative {
 	n.Lines, n.Mermaid = r.numbered(), r.diagram()
 	n.Anomalies = s.anomalies
 	n.Timings = s.timings()
+	n.Unforced = s.unforced()
 	return n
 }
 

@@ -13,10 +13,11 @@ func (u *unit) clientGot() bool {
 }
 
 // answer tells the server's answer when the client's result does not say it
-// all: an answer decided at the key check, or one the client never saw.
+// all: an answer decided at the key check, a replay, or one the client never
+// saw.
 func (r *renderer) answer(u *unit) {
 	got := u.clientGot()
-	if len(u.events) > 0 && got {
+	if len(u.events) > 0 && got && !u.first().Server.Replayed {
 		return
 	}
 	text, msg := r.s.answerText(u)
@@ -24,6 +25,9 @@ func (r *renderer) answer(u *unit) {
 	switch {
 	case got:
 		r.arrow[u] = true
+	case u.first().Hidden:
+		text += ", to a re-send its client never made"
+		arrow, msg = "--x", msg+", nobody waits"
 	case u.last().Fault == dropResponse:
 		text += ", but Toxiproxy drops the answer"
 		arrow, msg = "--x", msg+", dropped"

@@ -36,7 +36,8 @@ type step struct {
 
 // resumeNote says why a held request went on.
 type resumeNote struct {
-	by *step // the step of another request that opened the gate; nil: the gate timed out
+	by   *step // the step of another request that opened the gate; nil: the gate timed out
+	late *unit // with a timeout: a request that was still on its way to open it
 }
 
 // after records that p must be told before s.
@@ -60,7 +61,8 @@ func buildSteps(u *unit) {
 		}
 		steps = append(steps, &step{u: u, kind: answerStep, at: at})
 	}
-	steps = placeResult(u, steps, &step{u: u, kind: resultStep, at: last.Return})
+	// A run of tries is told by its first: its result is the first one's.
+	steps = placeResult(u, steps, &step{u: u, kind: resultStep, at: first.Return})
 	for i := 1; i < len(steps); i++ {
 		steps[i].after(steps[i-1])
 	}

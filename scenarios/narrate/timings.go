@@ -17,7 +17,7 @@ func (s *story) timings() []string {
 		out = append(out, s.unitTiming(u))
 	}
 	if g := s.gate; g != nil && g.next != nil {
-		out = append(out, fmt.Sprintf("the gate held %s for %s", g.held.u.request(), ms(g.next.at-g.held.at)))
+		out = append(out, fmt.Sprintf("%s went on %s after the gate held it", g.held.u.request(), ms(g.next.at-g.held.at)))
 	}
 	if c := s.chargeIDs(); c != "" {
 		out = append(out, "ledger ids: "+c)

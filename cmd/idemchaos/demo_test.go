@@ -1,0 +1,128 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/check"
+	"github.com/idemchaos/idemchaos/targets/strategy"
+)
+
+// story is a demo's output without its timings section.
+func story(out string) string {
+	if i := strings.Index(out, timingsHeader); i >= 0 {
+		return out[:i]
+	}
+	return out
+}
+
+func TestDemoForcedRaceTellsTheDoubleChargeTheSameWayEveryTime(t *testing.T) {
+	args := []string{"demo", "forced-race", "--strategy", "redis-getset", "--seed", "1"}
+	first := cli(t, args...)
+	second := cli(t, args...)
+	for _, o := range []outcome{first, second} {
+		if o.code != exitViolated {
+			t.Fatalf("exit %d; want %d\n%s\n%s", o.code, exitViolated, o.stdout, o.stderr)
+		}
+		for _, want := range []string{"DOUBLE CHARGE", "sequenceDiagram", "```mermaid", "the gate holds request A",
+			"request B's commit opens the gate", "Double charge: one key, several ledger charges", timingsHeader} {
+			if !strings.Contains(o.stdout, want) {
+				t.Errorf("no %q in:\n%s", want, o.stdout)
+			}
+		}
+	}
+	if a, b := story(first.stdout), story(second.stdout); a != b {
+		t.Errorf("two runs told two stories:\n%s\n----\n%s", a, b)
+	}
+}
+
+func TestDemoCorrectStrategyHolds(t *testing.T) {
+	o := cli(t, "demo", "forced-race", "--strategy", "pg-tx")
+	if o.code != exitPass {
+		t.Fatalf("exit %d; want 0\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	if strings.Contains(o.stdout, "DOUBLE CHARGE") || !strings.Contains(o.stdout, "one charge, the key held (client B got 409, then the replay)") {
+		t.Errorf("pg-tx story:\n%s", o.stdout)
+	}
+}
+
+func TestDemoMermaidOnly(t *testing.T) {
+	o := cli(t, "demo", "forced-race", "--strategy", "redis-setnx", "--mermaid-only")
+	if o.code != exitPass || !strings.HasPrefix(o.stdout, "sequenceDiagram\n") || strings.Contains(o.stdout, "```") ||
+		strings.Contains(o.stdout, "1. client A") {
+		t.Errorf("exit %d:\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+}
+
+func TestDemoUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"demo", "no-such-scenario"},
+		{"demo", "forced-race", "--strategy", "no-such-strategy"},
+		{"demo"},
+		{"demo", "--strategy", "pg-tx"},
+		{"demo", "forced-race", "extra"},
+	} {
+		o := cli(t, args...)
+		if o.code != exitUsage || strings.Count(strings.TrimSpace(o.stderr), "\n") != 0 || !strings.HasPrefix(o.stderr, "idemchaos: ") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line", args, o.code, o.stderr)
+		}
+	}
+}
+
+func TestDemoTablesCoverEveryScenarioAndAnomaly(t *testing.T) {
+	for _, sc := range scenarios.Names() {
+		if !contains(strategy.Names(), demoStrategy[sc]) {
+			t.Errorf("scenario %s: default demo strategy %q", sc, demoStrategy[sc])
+		}
+	}
+	if len(demoStrategy) != len(scenarios.Names()) {
+		t.Errorf("%d default strategies for %d scenarios", len(demoStrategy), len(scenarios.Names()))
+	}
+	names := check.Names()
+	if len(demoClasses) != len(names) {
+		t.Fatalf("%d demo classes for %d anomalies", len(demoClasses), len(names))
+	}
+	for i, c := range demoClasses {
+		switch {
+		case c.anomaly != names[i]:
+			t.Errorf("class %d is %s; want %s (the checker's order)", i, c.anomaly, names[i])
+		case c.scenario == "" && c.why == "":
+			t.Errorf("%s: no demo and no reason", c.anomaly)
+		case c.scenario != "" && (!contains(scenarios.Names(), c.scenario) || !contains(strategy.Names(), c.strategy)):
+			t.Errorf("%s: unknown demo %s / %s", c.anomaly, c.scenario, c.strategy)
+		}
+	}
+	o := cli(t, "demo", "--list")
+	if o.code != exitPass {
+		t.Fatalf("exit %d: %s", o.code, o.stderr)
+	}
+	for _, n := range names {
+		if !strings.Contains(o.stdout, n) {
+			t.Errorf("demo --list does not mention %s", n)
+		}
+	}
+}
+
+// TestDemoOfEachClassShowsIt runs every demo --list names and checks that
+// its story ends in the anomaly it is listed for.
+func TestDemoOfEachClassShowsIt(t *testing.T) {
+	told := map[string]string{}
+	for _, c := range demoClasses {
+		if c.scenario == "" || c.scenario == "forced-race" { // forced-race: the test above
+			continue
+		}
+		cell := c.scenario + " " + c.strategy
+		if _, ok := told[cell]; !ok {
+			o := cli(t, "demo", c.scenario, "--strategy", c.strategy, "--no-timings")
+			if o.code != exitViolated {
+				t.Errorf("%s: exit %d; want 1\n%s\n%s", cell, o.code, o.stdout, o.stderr)
+			}
+			told[cell] = o.stdout
+		}
+		want := strings.ToUpper(strings.ReplaceAll(c.anomaly, "_", " ")) + ":"
+		if !strings.Contains(told[cell], want) {
+			t.Errorf("demo %s does not show %s:\n%s", cell, c.anomaly, told[cell])
+		}
+	}
+}
