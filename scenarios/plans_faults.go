@@ -31,7 +31,7 @@ func planForcedRace(rng *rand.Rand, p Params) workload.Plan {
 	plan := base()
 	for t := 0; t < trials; t++ {
 		first := newOp(&plan, rng, true)
-		first.Group, first.MaxTries = t, 8
+		first.Group, first.MaxTries = t, 16 // retries outlast the gate: the duplicate sees the replay
 		second := *first
 		second.ID = len(plan.Ops)
 		plan.Ops = append(plan.Ops, second)
