@@ -2,10 +2,159 @@ package main
 
 import (
 	"context"
+	"flag"
 	"io"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/idemchaos/idemchaos/sim/load"
+	"github.com/idemchaos/idemchaos/targets/api"
+	"github.com/idemchaos/idemchaos/targets/strategy"
 )
+
+// The bench target: one replica per strategy, talking to Redis and Postgres
+// directly on loopback (no Toxiproxy: nothing is injected, only measured),
+// with explicit pool sizes.
+const (
+	benchPgConns    = 16
+	benchRedisConns = 32
+	benchClaimTTL   = 5 * time.Second
+	benchKeyTTL     = 24 * time.Hour
+	benchSchema     = 1 // schema_version of the bench JSON
+	maxAccounts     = 1000
+)
+
+// benchOptions are the checked flags of bench.
+type benchOptions struct {
+	common
+	profile    api.Profile
+	strategies []string
+	load       load.Config
+	timeout    time.Duration
+	keepAlive  bool
+	serve      string
+}
 
 // cmdBench measures each strategy's cost under an open-model load.
 func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return usageErrorf("bench: not built yet")
+	o, err := parseBench(args)
+	if err != nil {
+		return err
+	}
+	s, err := open(ctx, o.common, 1, stderr)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	b, err := newBencher(ctx, o, s.dsns[0], s.services.RedisURL)
+	if err != nil {
+		return envError(err)
+	}
+	defer b.close()
+	if o.serve != "" {
+		return b.serveFor(ctx, stdout)
+	}
+	doc, err := b.runAll(ctx, stderr)
+	if err != nil {
+		return envError(err)
+	}
+	return writeBench(o.jsonFile, doc, stdout)
+}
+
+func parseBench(args []string) (benchOptions, error) {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	var o benchOptions
+	registerStores(fs, &o.common)
+	sts := fs.String("strategies", "", "comma-separated strategies (default: all; none is the baseline)")
+	rate := fs.Float64("rate", 200, "open model: requests per second (at most 20000); latency counts from each request's intended send time")
+	conc := fs.Int("concurrency", 0, "closed model instead of --rate: this many senders back to back (1 to 1024)")
+	dur := fs.Duration("duration", 10*time.Second, "arrival window per strategy (at most 10m)")
+	dup := fs.Float64("dup-ratio", 0.1, "share of requests that retry one of the last 16 keys with the same body (0 to 1)")
+	count := fs.Int("count", 0, "at most this many requests per strategy (0: the limit, 1000000)")
+	inflight := fs.Int("inflight", load.DefaultInflight, "open model: requests outstanding at once (1 to 4096); one waiting for a slot is late, and its latency shows it")
+	accounts := fs.Int("accounts", load.DefaultAccounts, "accounts charged (1 to 1000)")
+	timeout := fs.Duration("timeout", 2*time.Second, "per request (at most 1m)")
+	seed := fs.Uint64("seed", 1, "seed of the keys, bodies and duplicates")
+	keep := fs.Bool("keepalive", false, "reuse connections (default: one connection per request, as every idemchaos command)")
+	serve := fs.String("serve", "", "no load: serve the first strategy's target on this loopback host:port for --duration (for wrk)")
+	if err := parse(fs, args); err != nil {
+		return o, err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var err error
+	if o.profile, err = o.common.check(); err != nil {
+		return o, err
+	}
+	if o.strategies, err = splitList("strategies", *sts, strategy.Names()); err != nil {
+		return o, err
+	}
+	o.timeout, o.keepAlive, o.serve = *timeout, *keep, *serve
+	o.load = load.Config{Duration: *dur, DupRatio: *dup, Count: *count, Inflight: *inflight, Accounts: *accounts, Seed: *seed}
+	if set["concurrency"] {
+		o.load.Workers = *conc
+	} else {
+		o.load.Rate = *rate
+	}
+	if err := checkBench(o, set); err != nil {
+		return o, err
+	}
+	if err := o.load.Validate(); err != nil {
+		return o, usageErrorf("bench: %v", err)
+	}
+	return o, nil
+}
+
+// registerStores registers the common flags that bench uses: the stores,
+// the profile and --json (one replica, no run directory).
+func registerStores(fs *flag.FlagSet, c *common) {
+	fs.StringVar(&c.redisURL, "redis-url", os.Getenv("IDEMCHAOS_REDIS_URL"), "use this Redis (redis://host:port/db) instead of starting one")
+	fs.StringVar(&c.postgresURL, "postgres-url", os.Getenv("IDEMCHAOS_POSTGRES_URL"), "use this Postgres (postgres://user@host:port/db, a role that may CREATE DATABASE)")
+	fs.BoolVar(&c.noDocker, "no-docker", false, "never try a Docker engine; start local binaries")
+	fs.StringVar(&c.profile, "profile", "ietf", "contract profile the target promises: "+strings.Join(api.ProfileNames(), ", "))
+	fs.StringVar(&c.jsonFile, "json", "", "write the figures as JSON (schema_version 1) to FILE (- for stdout)")
+	c.replicas = 1
+}
+
+// checkBench refuses, with the flag's name, what the load would refuse.
+func checkBench(o benchOptions, set map[string]bool) error {
+	l := o.load
+	switch {
+	case set["rate"] && set["concurrency"]:
+		return usageErrorf("bench: --rate (open model) and --concurrency (closed model) exclude each other")
+	case !set["concurrency"] && !(l.Rate > 0 && l.Rate <= load.MaxRate):
+		return usageErrorf("--rate %g: want more than 0 and at most %d requests per second", l.Rate, load.MaxRate)
+	case set["concurrency"] && (l.Workers < 1 || l.Workers > load.MaxWorkers):
+		return usageErrorf("--concurrency %d: want 1 to %d", l.Workers, load.MaxWorkers)
+	case l.Duration <= 0 || l.Duration > load.MaxDuration:
+		return usageErrorf("--duration %s: want more than 0 and at most %s", l.Duration, load.MaxDuration)
+	case !(l.DupRatio >= 0 && l.DupRatio <= 1):
+		return usageErrorf("--dup-ratio %g: want 0 to 1", l.DupRatio)
+	case l.Count < 0 || l.Count > load.MaxCount:
+		return usageErrorf("--count %d: want 0 (the limit) to %d", l.Count, load.MaxCount)
+	case l.Inflight < 1 || l.Inflight > load.MaxInflight:
+		return usageErrorf("--inflight %d: want 1 to %d", l.Inflight, load.MaxInflight)
+	case l.Accounts < 1 || l.Accounts > maxAccounts:
+		return usageErrorf("--accounts %d: want 1 to %d", l.Accounts, maxAccounts)
+	case o.timeout <= 0 || o.timeout > time.Minute:
+		return usageErrorf("--timeout %s: want more than 0 and at most 1m", o.timeout)
+	}
+	return checkLoopback(o.serve)
+}
+
+// checkLoopback accepts an empty address or a loopback host:port.
+func checkLoopback(addr string) error {
+	if addr == "" {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usageErrorf("--serve %q: want host:port on loopback, e.g. 127.0.0.1:8080", addr)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return usageErrorf("--serve %q: loopback only (127.0.0.1, ::1 or localhost)", addr)
+	}
+	return nil
 }
