@@ -1,6 +1,7 @@
 package narrate
 
 import (
+	"testing"
 	"time"
 
 	"github.com/idemchaos/idemchaos/scenarios"
@@ -168,6 +169,9 @@ type heldOptions struct {
 // heldKey is pg-tx under forced-race: A takes the lock and is held after its
 // key check; B gets 409 on each of its conflicting tries, the gate times
 // out, A commits, B's next try gets the replay.
+// gateTimeoutMS is forced-race's gate timeout, in milliseconds.
+const gateTimeoutMS = 1000
+
 func heldKey(o heldOptions) *record {
 	r := newRecord("pg-tx", "forced-race", op(0, raceKey, 8, -1), op(1, raceKey, 8, -1))
 	a, b := 1, 0
@@ -182,13 +186,15 @@ func heldKey(o heldOptions) *record {
 		end := max(call+30, o.first+float64(i-1)*90)
 		r.try(b, i, raceKey, call, call+10, end, end+1, 409, "", false)
 	}
-	r.at("before-store-response", ida, raceKey, 460.2)
-	r.at("before-commit", ida, raceKey, 461.2)
-	r.at("after-commit", ida, raceKey, 461.7)
-	r.try(a, 1, raceKey, 2.6, 7.7, 461.9, 462.1, 201, "ch_1", false)
+	// The gate (forced-race's, 1 s) gives up on A at 1151.5 ms; A then commits.
+	const resumed = gateTimeoutMS - 300
+	r.at("before-store-response", ida, raceKey, resumed+460.2)
+	r.at("before-commit", ida, raceKey, resumed+461.2)
+	r.at("after-commit", ida, raceKey, resumed+461.7)
+	r.try(a, 1, raceKey, 2.6, 7.7, resumed+461.9, resumed+462.1, 201, "ch_1", false)
 	idr := "o" + itoa(b) + "-t" + itoa(o.conflicts+1)
-	r.try(b, o.conflicts+1, raceKey, o.retry, 462.3, 482.1, 482.7, 201, "ch_1", true)
-	r.at("after-claim", idr, raceKey, 481.3)
+	r.try(b, o.conflicts+1, raceKey, resumed+o.retry, resumed+462.3, resumed+482.1, resumed+482.7, 201, "ch_1", true)
+	r.at("after-claim", idr, raceKey, resumed+481.3)
 	r.charge("ch_1", raceKey, ida, 1)
 	r.rec.Obs.GateHeld = 5
 	return r
@@ -211,4 +217,12 @@ func poisoned() *record {
 	r.rec.Obs.Ledger.Redis = []history.RedisRecord{{Key: stuckKey, Done: false}}
 	r.finding(check.StuckKey, stuckKey, "o1-t1", "o0-t1")
 	return r
+}
+
+// TestFixtureGateMatchesTheCatalog keeps heldKey's timings honest.
+func TestFixtureGateMatchesTheCatalog(t *testing.T) {
+	sc, err := scenarios.Lookup("forced-race")
+	if err != nil || sc.Gate == nil || sc.Gate.Timeout != gateTimeoutMS*time.Millisecond {
+		t.Fatalf("forced-race's gate is %+v (%v); the fixtures assume %d ms", sc.Gate, err, gateTimeoutMS)
+	}
 }
