@@ -168,8 +168,8 @@ func (r *Runner) execute(ctx context.Context, c Cell, sc Scenario, plan workload
 	var obs Observation
 	r.cells++
 	prefix := fmt.Sprintf("ic:%s:%d:", r.runID, r.cells)
-	defer r.dropKeys(prefix)
-	rows, err := r.prepare(ctx, plan)
+	defer DropKeys(r.redis, prefix)
+	rows, err := PrepareLedger(ctx, r.pool, plan.Accounts)
 	if err != nil {
 		return obs, 0, err
 	}
@@ -204,7 +204,7 @@ func (r *Runner) execute(ctx context.Context, c Cell, sc Scenario, plan workload
 	if d.gate != nil {
 		obs.GateHeld, _ = d.gate.Stats()
 	}
-	obs.Ledger, err = r.groundTruth(ctx, c.Strategy, prefix)
+	obs.Ledger, err = GroundTruth(ctx, r.pool, r.redis, c.Strategy, prefix)
 	obs.History.End = since() // after the reads: a record missing then may have expired by then
 	obs.Ledger.RowsAtStart = rows
 	return obs, hidden, err
@@ -244,45 +244,6 @@ func probePlan(plan workload.Plan) workload.Plan {
 		next++
 	}
 	return p
-}
-
-// groundTruth reads the ledger and, for strategies that keep records in
-// Redis, those records.
-func (r *Runner) groundTruth(ctx context.Context, name, prefix string) (history.Ledger, error) {
-	var records []history.RedisRecord
-	if info, _ := strategy.Lookup(name); info.Redis {
-		var err error
-		if records, err = strategy.RedisRecords(ctx, r.redis, prefix); err != nil {
-			return history.Ledger{}, err
-		}
-	}
-	l, err := ledger.Snapshot(ctx, r.pool)
-	l.Redis = records
-	return l, err
-}
-
-// prepare empties the ledger, opens the plan's accounts and returns how many
-// charges the ledger still held (the "empty at start" self-check).
-func (r *Runner) prepare(ctx context.Context, plan workload.Plan) (int, error) {
-	if err := ledger.Reset(ctx, r.pool); err != nil {
-		return 0, err
-	}
-	for _, a := range plan.Accounts {
-		if err := ledger.Open(ctx, r.pool, a.ID, a.Currency, a.Opening); err != nil {
-			return 0, err
-		}
-	}
-	return ledger.CountCharges(ctx, r.pool)
-}
-
-// dropKeys removes a cell's Redis keys.
-func (r *Runner) dropKeys(prefix string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	iter := r.redis.Scan(ctx, 0, prefix+"*", 1000).Iterator()
-	for iter.Next(ctx) {
-		r.redis.Del(ctx, iter.Val())
-	}
 }
 
 // Judge checks a finished cell; it is pure, so a saved record judged again

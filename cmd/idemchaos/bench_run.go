@@ -18,7 +18,6 @@ import (
 	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/sim/load"
 	"github.com/idemchaos/idemchaos/sim/workload"
-	"github.com/idemchaos/idemchaos/targets/ledger"
 	"github.com/idemchaos/idemchaos/targets/strategy"
 )
 
@@ -78,8 +77,8 @@ func (b *bencher) runAll(ctx context.Context, stderr io.Writer) (benchDoc, error
 // it did: the anomalies the checker still finds under load.
 func (b *bencher) runOne(ctx context.Context, name string, seq int) (benchResult, error) {
 	prefix := fmt.Sprintf("ib:%s:%d:", b.runID, seq)
-	defer b.dropKeys(prefix)
-	rows, err := b.prepareLedger(ctx)
+	defer scenarios.DropKeys(b.rdb, prefix)
+	rows, err := scenarios.PrepareLedger(ctx, b.ctl, load.NewGen(b.o.load).Accounts())
 	if err != nil {
 		return benchResult{}, err
 	}
@@ -96,51 +95,15 @@ func (b *bencher) runOne(ctx context.Context, name string, seq int) (benchResult
 		return benchResult{}, err
 	}
 	attempts, hidden := scenarios.Merge(attemptsOf(rep), t.log.Entries())
-	h := history.History{Seed: b.o.load.Seed, Attempts: attempts, ClaimTimeout: benchClaimTTL, KeyTTL: benchKeyTTL, End: clock.Now()}
-	truth, err := b.groundTruth(ctx, name, prefix)
+	truth, err := scenarios.GroundTruth(ctx, b.ctl, b.rdb, name, prefix)
 	if err != nil {
 		return benchResult{}, err
 	}
+	h := history.History{Seed: b.o.load.Seed, Attempts: attempts, ClaimTimeout: benchClaimTTL, KeyTTL: benchKeyTTL, End: clock.Now()}
 	truth.RowsAtStart = rows
 	info, _ := strategy.Lookup(name)
 	verdict := check.Run(check.Input{History: check.Resolve(h, truth), Ledger: truth, Profile: b.o.profile, TwoStores: info.Redis})
 	return summarize(name, b.o.load, rep, verdict, hidden), nil
-}
-
-// prepareLedger empties the ledger, opens the load's accounts and returns the
-// charges left (the "empty at start" self-check: must be 0).
-func (b *bencher) prepareLedger(ctx context.Context) (int, error) {
-	if err := ledger.Reset(ctx, b.ctl); err != nil {
-		return 0, err
-	}
-	for _, a := range load.NewGen(b.o.load).Accounts() {
-		if err := ledger.Open(ctx, b.ctl, a.ID, a.Currency, a.Opening); err != nil {
-			return 0, err
-		}
-	}
-	return ledger.CountCharges(ctx, b.ctl)
-}
-
-func (b *bencher) groundTruth(ctx context.Context, name, prefix string) (history.Ledger, error) {
-	l, err := ledger.Snapshot(ctx, b.ctl)
-	if err != nil {
-		return l, err
-	}
-	if info, _ := strategy.Lookup(name); info.Redis {
-		l.Redis, err = strategy.RedisRecords(ctx, b.rdb, prefix)
-	}
-	return l, err
-}
-
-// dropKeys removes one strategy's Redis keys; the scan is bounded by the
-// keys the run wrote.
-func (b *bencher) dropKeys(prefix string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	iter := b.rdb.Scan(ctx, 0, prefix+"*", 1000).Iterator()
-	for iter.Next(ctx) {
-		b.rdb.Del(ctx, iter.Val())
-	}
 }
 
 // sender sends one request as a single-try op of the recording client.

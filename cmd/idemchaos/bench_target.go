@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/sim/load"
 	"github.com/idemchaos/idemchaos/targets/api"
@@ -131,8 +132,8 @@ func (t *benchTarget) closeStores() {
 // interrupted), for an outside load tool, then tells what the ledger holds.
 func (b *bencher) serveFor(ctx context.Context, stdout io.Writer) error {
 	name, prefix := b.o.strategies[0], fmt.Sprintf("ib:%s:serve:", b.runID)
-	defer b.dropKeys(prefix)
-	if _, err := b.prepareLedger(ctx); err != nil {
+	defer scenarios.DropKeys(b.rdb, prefix)
+	if _, err := scenarios.PrepareLedger(ctx, b.ctl, load.NewGen(b.o.load).Accounts()); err != nil {
 		return envError(err)
 	}
 	start := time.Now()
