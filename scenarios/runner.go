@@ -85,6 +85,16 @@ type Cell struct {
 	Replicas int           `json:"replicas"`     // default: the scenario's, else 1
 	ClaimTTL time.Duration `json:"claim_ttl_ns"` // default: the scenario's, else 5s
 	KeyTTL   time.Duration `json:"key_ttl_ns"`   // default: the scenario's, else 24h
+	// Custom is the scenario when it came from a file; Scenario is its name.
+	Custom *Spec `json:"custom,omitempty"`
+}
+
+// scenario is the cell's scenario: from its file spec, else the catalog.
+func (c Cell) scenario() (Scenario, error) {
+	if c.Custom != nil {
+		return c.Custom.Scenario()
+	}
+	return Lookup(c.Scenario)
 }
 
 // Run executes one cell and checks it. An error means the harness could not
@@ -105,7 +115,7 @@ func (r *Runner) Run(ctx context.Context, c Cell) (Result, error) {
 // and fault schedule from the seed alone: the same cell always gets the same
 // plan, which can be saved before anything runs.
 func Prepare(c Cell) (Cell, workload.Plan, error) {
-	sc, err := Lookup(c.Scenario)
+	sc, err := c.scenario()
 	if err != nil {
 		return c, workload.Plan{}, err
 	}
@@ -129,7 +139,7 @@ type Record struct {
 
 // Execute runs a prepared cell and returns what it observed.
 func (r *Runner) Execute(ctx context.Context, c Cell, plan workload.Plan) (Record, error) {
-	sc, err := Lookup(c.Scenario)
+	sc, err := c.scenario()
 	if err != nil {
 		return Record{}, err
 	}
@@ -250,7 +260,7 @@ func probePlan(plan workload.Plan) workload.Plan {
 // gives the same result.
 func Judge(rec Record) Result {
 	c, plan, obs, hidden, took := rec.Cell, rec.Plan, rec.Obs, rec.Hidden, rec.Took
-	sc, err := Lookup(c.Scenario)
+	sc, err := c.scenario()
 	if err != nil {
 		return Result{Strategy: c.Strategy, Scenario: c.Scenario, Seed: c.Seed, Verdict: Inconclusive,
 			Assumptions: []string{err.Error()}}
