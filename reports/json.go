@@ -29,6 +29,15 @@ type Document struct {
 	Results       []scenarios.Result `json:"results"`
 	// Latency holds attempt latency percentiles per strategy and answer kind.
 	Latency []Latency `json:"latency,omitempty"`
+	// Skipped lists the scenarios a user's service could not take, and why.
+	Skipped []Skip `json:"skipped,omitempty"`
+}
+
+// Skip is a scenario that did not run against a target, and why.
+type Skip struct {
+	Strategy string `json:"strategy"`
+	Scenario string `json:"scenario"`
+	Reason   string `json:"reason"`
 }
 
 // Summary counts the results.

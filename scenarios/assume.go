@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/idemchaos/idemchaos/sim/history"
+	"github.com/idemchaos/idemchaos/sim/workload"
 )
 
 // Observation is what a run saw, for its self-checks.
@@ -22,9 +23,14 @@ type Observation struct {
 // server, or the run never raced anything.
 func assumeOverlap(o Observation) []string {
 	byKey := map[string][]*history.ServerView{}
+	blind := !serverSeen(o)
 	for _, a := range o.History.Attempts {
-		if a.Key != "" && a.Server != nil {
+		switch {
+		case a.Key == "":
+		case a.Server != nil:
 			byKey[a.Key] = append(byKey[a.Key], a.Server)
+		case blind && a.Outcome != history.NotSent: // no server log: the client's view
+			byKey[a.Key] = append(byKey[a.Key], &history.ServerView{Start: a.Call, End: a.Return})
 		}
 	}
 	for _, views := range byKey {
@@ -50,12 +56,16 @@ func overlapping(views []*history.ServerView) bool {
 // client never saw the answer.
 func assumeFaultFired(o Observation) []string {
 	planned := 0
+	blind, charged := !serverSeen(o), map[string]bool{}
+	for _, c := range o.Ledger.Charges {
+		charged[c.Key] = true
+	}
 	for _, a := range o.History.Attempts {
 		if a.Fault == "" {
 			continue
 		}
 		planned++
-		if a.Server != nil && a.Outcome == history.Indeterminate {
+		if a.Outcome == history.Indeterminate && (a.Server != nil || blind && charged[a.Key]) {
 			return nil
 		}
 	}
@@ -88,4 +98,51 @@ func assumeGateEngaged(o Observation) []string {
 		return nil
 	}
 	return []string{"the gate never held a request: no interleaving was forced"}
+}
+
+// serverSeen: the target logged at least one attempt (the built-in ones do;
+// a user's service does not).
+func serverSeen(o Observation) bool {
+	for _, a := range o.History.Attempts {
+		if a.Server != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// assumeFromPlan derives the self-checks of a run on a user's service from
+// what its plan exercised: released groups must overlap, dropped responses
+// must hide an answer, store faults must fire.
+func assumeFromPlan(plan workload.Plan) func(Observation) []string {
+	var checks []func(Observation) []string
+	groups := map[int]int{}
+	for _, op := range plan.Ops {
+		if op.Group >= 0 {
+			groups[op.Group]++
+		}
+	}
+	for _, n := range groups {
+		if n > 1 {
+			checks = append(checks, assumeOverlap)
+			break
+		}
+	}
+	drops, injects := false, false
+	for _, f := range plan.Faults() {
+		drops, injects = drops || f.Fault != "", injects || f.Inject != ""
+	}
+	if drops {
+		checks = append(checks, assumeFaultFired)
+	}
+	if injects {
+		checks = append(checks, assumeInjected)
+	}
+	return func(o Observation) []string {
+		var out []string
+		for _, c := range checks {
+			out = append(out, c(o)...)
+		}
+		return out
+	}
 }

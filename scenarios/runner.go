@@ -87,6 +87,9 @@ type Cell struct {
 	KeyTTL   time.Duration `json:"key_ttl_ns"`   // default: the scenario's, else 24h
 	// Custom is the scenario when it came from a file; Scenario is its name.
 	Custom *Spec `json:"custom,omitempty"`
+	// Target is the user's own service under test; nil: the built-in
+	// Strategy, deployed by the runner.
+	Target *External `json:"target,omitempty"`
 }
 
 // scenario is the cell's scenario: from its file spec, else the catalog.
@@ -119,8 +122,16 @@ func Prepare(c Cell) (Cell, workload.Plan, error) {
 	if err != nil {
 		return c, workload.Plan{}, err
 	}
+	if c.Target != nil {
+		if reason := c.Target.Skip(sc); reason != "" {
+			return c, workload.Plan{}, &SkipError{Scenario: sc.Name, Reason: reason}
+		}
+	}
 	c = c.withDefaults(sc)
 	plan := sc.Plan(workload.Seeded(c.Seed, "plan/"+sc.Name), Params{Replicas: c.Replicas})
+	if c.Target != nil {
+		plan = c.Target.adapt(plan)
+	}
 	if err := plan.Validate(); err != nil {
 		return c, plan, fmt.Errorf("scenario %s: %w", sc.Name, err)
 	}
@@ -153,6 +164,9 @@ func (r *Runner) Execute(ctx context.Context, c Cell, plan workload.Plan) (Recor
 
 // withDefaults fills the cell from the scenario's needs.
 func (c Cell) withDefaults(sc Scenario) Cell {
+	if c.Target != nil {
+		return c.externalDefaults()
+	}
 	c.Replicas = max(c.Replicas, sc.Target.Replicas, 1)
 	if c.Profile.Name == "" {
 		c.Profile = api.IETF
@@ -198,7 +212,7 @@ func (r *Runner) execute(ctx context.Context, c Cell, sc Scenario, plan workload
 	attempts := cl.Run(ctx, plan)
 	if sc.Probe {
 		var probes []history.Attempt
-		probes, obs.History.Quiesced, err = r.probe(ctx, d, cl, plan, since, c.ClaimTTL)
+		probes, obs.History.Quiesced, err = probe(ctx, d.heal, cl, plan, since, c.ClaimTTL)
 		attempts = append(attempts, probes...)
 	}
 	cl.Close()
@@ -222,9 +236,9 @@ func (r *Runner) execute(ctx context.Context, c Cell, sc Scenario, plan workload
 
 // probe heals every store link, waits out the claim timeout and sends one
 // more try of every key: the answer must be a replay or an execution.
-func (r *Runner) probe(ctx context.Context, d *deployment, cl *client.Client, plan workload.Plan,
+func probe(ctx context.Context, heal func() error, cl *client.Client, plan workload.Plan,
 	since func() time.Duration, claim time.Duration) ([]history.Attempt, time.Duration, error) {
-	if err := d.heal(); err != nil {
+	if err := heal(); err != nil {
 		return nil, 0, err
 	}
 	quiesced := since()
@@ -267,11 +281,17 @@ func Judge(rec Record) Result {
 	}
 	obs.History = check.Resolve(obs.History, obs.Ledger)
 	info, _ := strategy.Lookup(c.Strategy)
-	rep := check.Run(check.Input{History: obs.History, Ledger: obs.Ledger, Profile: c.Profile, TwoStores: info.Redis})
+	twoStores, expected, assume, repro := info.Redis, Expected(c.Strategy, sc.Name, c.Profile), sc.Assume, ""
+	if c.Target != nil { // a user's service: must pass, judged on what the plan exercised
+		twoStores, expected, assume, repro = false, nil, assumeFromPlan(plan), c.Target.Repro(c)
+	} else {
+		repro = Repro(c.Strategy, sc.Name, c.Seed, c.Profile.Name)
+	}
+	rep := check.Run(check.Input{History: obs.History, Ledger: obs.Ledger, Profile: c.Profile, TwoStores: twoStores})
 	res := Result{Strategy: c.Strategy, Scenario: sc.Name, Seed: c.Seed, Profile: c.Profile.Name, Replicas: c.Replicas,
 		Anomalies: rep.Counts, Overcharged: rep.Overcharged, Requests: len(obs.History.Attempts),
-		DurationMS: took.Milliseconds(), Expected: Expected(c.Strategy, sc.Name, c.Profile), Faults: len(plan.Faults()),
-		Findings: rep.Findings, Timelines: timelines(rep.Findings, obs), Repro: Repro(c.Strategy, sc.Name, c.Seed, c.Profile.Name)}
+		DurationMS: took.Milliseconds(), Expected: expected, Faults: len(plan.Faults()),
+		Findings: rep.Findings, Timelines: timelines(rep.Findings, obs), Repro: repro}
 	res.Assumptions = assumeGeneric(obs, hidden)
 	switch {
 	case len(res.Assumptions) > 0:
@@ -279,8 +299,8 @@ func Judge(rec Record) Result {
 	case rep.Failed():
 		res.Verdict = Fail
 	default:
-		if sc.Assume != nil {
-			res.Assumptions = sc.Assume(obs)
+		if assume != nil {
+			res.Assumptions = assume(obs)
 		}
 		res.Verdict = Pass
 		if len(res.Assumptions) > 0 {

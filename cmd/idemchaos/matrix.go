@@ -18,6 +18,8 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := flag.NewFlagSet("matrix", flag.ContinueOnError)
 	var c common
 	c.register(fs)
+	var t targetFlags
+	t.register(fs)
 	sts := fs.String("strategies", "", "comma-separated strategies (default: all)")
 	scs := fs.String("scenarios", "", "comma-separated scenarios (default: all)")
 	first := fs.Uint64("seed", 1, "first seed")
@@ -30,6 +32,9 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	profile, err := c.check()
 	if err != nil {
 		return err
+	}
+	if t.set() {
+		return matrixTarget(ctx, c, t, *sts, *scs, *first, *n, *quiet, stdout, stderr)
 	}
 	strategies, err := splitList("strategies", *sts, strategy.Names())
 	if err != nil {
@@ -65,7 +70,7 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	started := time.Now()
 	prog := newProgress(stderr, len(cells), *quiet)
 	lat := reports.NewLatencies()
-	results, err := runCells(ctx, s.runners, cells, c.out, prog, lat)
+	results, err := runCells(ctx, nil, s.runners, cells, c.out, prog, lat)
 	prog.done()
 	if err != nil {
 		return envError(err)
@@ -81,9 +86,11 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 // runCells runs cells on the runners, one cell per runner at a time, and
-// returns the results in cell order. The first error stops the rest.
-func runCells(ctx context.Context, runners []*scenarios.Runner, cells []scenarios.Cell, out string, prog *progress,
-	lat *reports.Latencies) ([]scenarios.Result, error) {
+// returns the results in cell order. The first error stops the rest. Once
+// stop fires (nil: never), no more cells start; those started finish and the
+// rest keep zero results.
+func runCells(ctx context.Context, stop <-chan time.Time, runners []*scenarios.Runner, cells []scenarios.Cell, out string,
+	prog *progress, lat *reports.Latencies) ([]scenarios.Result, error) {
 	var latMu sync.Mutex
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -116,6 +123,8 @@ feed:
 		select {
 		case next <- i:
 		case <-ctx.Done():
+			break feed
+		case <-stop:
 			break feed
 		}
 	}
@@ -152,6 +161,8 @@ type progress struct {
 	n     int
 	tty   bool
 	quiet bool
+	// onFinish, if set, sees every finished cell, under the lock.
+	onFinish func(scenarios.Result)
 }
 
 func newProgress(w io.Writer, total int, quiet bool) *progress {
@@ -178,6 +189,9 @@ func (p *progress) finish(r scenarios.Result) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.n++
+	if p.onFinish != nil {
+		p.onFinish(r)
+	}
 	if p.quiet || p.tty {
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/idemchaos/idemchaos/reports"
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/rundir"
+	"github.com/idemchaos/idemchaos/sim/workload"
 )
 
 // prepareOut checks that dir can take a new run: absent, or an empty directory.
@@ -33,9 +34,15 @@ func prepareOut(dir string) error {
 	return nil
 }
 
+// executor runs prepared cells: a built-in strategy's runner or a user's
+// service's.
+type executor interface {
+	Execute(ctx context.Context, c scenarios.Cell, plan workload.Plan) (scenarios.Record, error)
+}
+
 // runCell runs one cell; with an out directory, the plan is saved before the
 // cell runs and everything it observed after.
-func runCell(ctx context.Context, r *scenarios.Runner, c scenarios.Cell, out string) (scenarios.Result, scenarios.Record, error) {
+func runCell(ctx context.Context, r executor, c scenarios.Cell, out string) (scenarios.Result, scenarios.Record, error) {
 	c, plan, err := scenarios.Prepare(c)
 	if err != nil {
 		return scenarios.Result{}, scenarios.Record{}, err

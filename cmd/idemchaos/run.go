@@ -15,6 +15,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	var c common
 	c.register(fs)
+	var t targetFlags
+	t.register(fs)
 	st := fs.String("strategy", "", "strategy under test")
 	sc := fs.String("scenario", "", "scenario to run")
 	seed := fs.Uint64("seed", 1, "root seed: the same seed gives the same plan and fault schedule")
@@ -24,6 +26,16 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	profile, err := c.check()
 	if err != nil {
 		return err
+	}
+	if t.set() {
+		if *st != "" {
+			return usageErrorf("--strategy and --target-url: give one (a built-in strategy, or your own service)")
+		}
+		if err := requireName("scenario", *sc, scenarios.Names()); err != nil {
+			return err
+		}
+		cells := []scenarios.Cell{{Scenario: *sc, Seed: *seed, Profile: profile}}
+		return runTarget(ctx, c, t, cells, "run", stdout, stderr, true)
 	}
 	if err := requireName("strategy", *st, strategy.Names()); err != nil {
 		return err
@@ -69,8 +81,15 @@ func runExit(v scenarios.Verdict) int {
 // output saves the document in the run directory and the JSON file if asked,
 // and writes the human view unless the JSON goes to stdout.
 func output(c common, stdout io.Writer, rs []scenarios.Result, lat *reports.Latencies, cmd string, started time.Time, human func(io.Writer) error) error {
-	doc := reports.Document{Command: cmd, Profile: profileOf(rs), Seeds: seedsOf(rs), Started: started.UTC(),
+	return writeOutput(c, stdout, newDocument(rs, lat, cmd, started), human)
+}
+
+func newDocument(rs []scenarios.Result, lat *reports.Latencies, cmd string, started time.Time) reports.Document {
+	return reports.Document{Command: cmd, Profile: profileOf(rs), Seeds: seedsOf(rs), Started: started.UTC(),
 		DurationMS: time.Since(started).Milliseconds(), Results: rs, Latency: lat.Summary()}
+}
+
+func writeOutput(c common, stdout io.Writer, doc reports.Document, human func(io.Writer) error) error {
 	if err := saveDocument(c.out, doc); err != nil {
 		return err
 	}

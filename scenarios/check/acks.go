@@ -14,6 +14,10 @@ func (c *checker) lostAck(key string, a, ref *history.Attempt, chs []*history.Ch
 	if a.Outcome != history.Acked {
 		return
 	}
+	if c.noChargeIDs {
+		c.lostAckByKey(key, a, ref, chs)
+		return
+	}
 	if a.ChargeID == "" {
 		c.addLostAck(key, a, nil, fmt.Sprintf("%s was acked with %d for %s but the 2xx carried no charge id",
 			who(key, a), a.Status, payload(a)))
@@ -38,6 +42,32 @@ func (c *checker) lostAck(key string, a, ref *history.Attempt, chs []*history.Ch
 				who(key, a), payload(a), a.ChargeID, row.c.Amount, row.c.Account))
 		}
 	}
+}
+
+// lostAckByKey checks an ack against a ledger whose rows carry no charge id
+// (a user's service): the key must hold a charge with the account and amount
+// asked (the original request's, for a replay). Keyless acks cannot be
+// attributed and are not checked.
+func (c *checker) lostAckByKey(key string, a, ref *history.Attempt, chs []*history.Charge) {
+	if key == "" {
+		return
+	}
+	want := a
+	if ref != nil && a != ref && a.Fingerprint == ref.Fingerprint {
+		want = ref
+	}
+	for _, ch := range chs {
+		if ch.Account == want.Account && ch.Amount == want.Amount {
+			return
+		}
+	}
+	if len(chs) == 0 {
+		c.addLostAck(key, a, nil, fmt.Sprintf("%s was acked with %d for %s, but the ledger holds no charge under its key",
+			who(key, a), a.Status, payload(a)))
+		return
+	}
+	c.addLostAck(key, a, nil, fmt.Sprintf("%s was acked for %s, but no ledger charge under its key has that account and amount (first: %d on account %s)",
+		who(key, a), payload(want), chs[0].Amount, chs[0].Account))
 }
 
 // addLostAck records a lost_ack finding for a; ref, if not nil, is the

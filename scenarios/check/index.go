@@ -22,6 +22,9 @@ type checker struct {
 	quiesced, claimTime time.Duration
 	probeFrom           time.Duration
 	twoStores           bool
+	// noChargeIDs: the ledger's rows carry no charge id; acks are matched by
+	// key, account and amount.
+	noChargeIDs bool
 	// expired names the keys whose retention ended before the run did: their
 	// Redis records are legitimately gone.
 	expired map[string]bool
@@ -74,7 +77,7 @@ func newChecker(in Input) *checker {
 	h := in.History
 	c := &checker{profile: in.Profile, ledger: in.Ledger.Charges, inFlight: in.Profile.InFlight,
 		probes: h.Quiesced > 0, quiesced: h.Quiesced, claimTime: h.ClaimTimeout,
-		probeFrom: h.Quiesced + h.ClaimTimeout, twoStores: in.TwoStores}
+		probeFrom: h.Quiesced + h.ClaimTimeout, twoStores: in.TwoStores, noChargeIDs: in.Ledger.NoChargeIDs}
 	if c.inFlight == 0 {
 		c.inFlight = 409
 	}

@@ -4,7 +4,7 @@ import "github.com/idemchaos/idemchaos/sim/history"
 
 // Resolve returns a copy of h where each Indeterminate attempt gets Applied
 // set: true iff the ledger holds a charge whose AttemptID equals the attempt's
-// ID. Other attempts keep their Applied as it was, and every other field of
+// ID (unless the ledger names no attempts: then it stays unknown). Other attempts keep their Applied as it was, and every other field of
 // h (seed, quiescence, claim timeout) is kept. h is not modified, and the
 // copy shares no pointers with it.
 func Resolve(h history.History, l history.Ledger) history.History {
@@ -24,7 +24,7 @@ func Resolve(h history.History, l history.Ledger) history.History {
 			v := *a.Server
 			a.Server = &v
 		}
-		if a.Outcome == history.Indeterminate {
+		if a.Outcome == history.Indeterminate && !l.NoAttemptIDs {
 			_, applied := charged[a.ID]
 			a.Applied = &applied
 		} else if a.Applied != nil {

@@ -38,12 +38,21 @@ type Config struct {
 	Seed uint64
 	// Since returns the time since the run's start.
 	Since func() time.Duration
+	// Around, when set, runs as each try is sent; what it returns runs when
+	// the try has ended (faults a target cannot fire itself, placed from
+	// outside around the request).
+	Around func(op workload.Op, try int) (after func())
+	// Shape is the request the target expects (zero: the built-in API).
+	// Check it first: a shape that does not compile fails every send.
+	Shape Shape
 }
 
 // Client runs plans.
 type Client struct {
-	cfg  Config
-	http *http.Client
+	cfg      Config
+	http     *http.Client
+	shape    *shaper
+	shapeErr error
 }
 
 // New builds a client.
@@ -61,7 +70,9 @@ func New(cfg Config) *Client {
 		IdleConnTimeout:     30 * time.Second,
 		DisableCompression:  true,
 	}
-	return &Client{cfg: cfg, http: &http.Client{Transport: tr}}
+	c := &Client{cfg: cfg, http: &http.Client{Transport: tr}}
+	c.shape, c.shapeErr = cfg.Shape.compile()
+	return c
 }
 
 // Close releases idle connections.
@@ -108,12 +119,21 @@ func wait(ctx context.Context, ch <-chan struct{}) bool {
 func (c *Client) runOp(ctx context.Context, op workload.Op, rec *recorder) {
 	rng := workloadStream(c.cfg.Seed, op.ID)
 	for try := 1; try <= op.MaxTries; try++ {
-		a := c.send(ctx, op, try)
+		a := c.sendAround(ctx, op, try)
 		rec.add(a)
 		if !retryable(a) || try == op.MaxTries || !sleep(ctx, c.cfg.Policy.Delay(try+1, rng)) {
 			return
 		}
 	}
+}
+
+func (c *Client) sendAround(ctx context.Context, op workload.Op, try int) history.Attempt {
+	if c.cfg.Around != nil {
+		if after := c.cfg.Around(op, try); after != nil {
+			defer after()
+		}
+	}
+	return c.send(ctx, op, try)
 }
 
 // sleep waits d; false if ctx ended first.

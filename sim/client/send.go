@@ -3,7 +3,6 @@ package client
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"math/rand/v2"
@@ -33,13 +32,17 @@ func (c *Client) send(ctx context.Context, op workload.Op, n int) history.Attemp
 	a := history.Attempt{Op: op.ID, Try: n, ID: AttemptID(op.ID, n), Key: op.Key, Account: op.Account,
 		Amount: op.Amount, Fingerprint: body.Fingerprint(), Replica: plan.Replica, Fault: plan.Fault}
 	base, err := c.cfg.Routes(plan.Replica, plan.Fault)
+	if err == nil {
+		err = c.shapeErr
+	}
 	if err != nil {
 		a.Call, a.Return, a.Outcome, a.Err = c.cfg.Since(), c.cfg.Since(), history.NotSent, err.Error()
 		return a
 	}
 	tctx, cancel := context.WithTimeout(ctx, c.cfg.Policy.PerTry)
 	defer cancel()
-	req, err := c.request(tctx, base, a, body, &a.Reused)
+	fields := BodyFields{Account: op.Account, Amount: op.Amount, Currency: op.Currency, Key: op.Key, Attempt: a.ID}
+	req, err := c.request(tctx, base, fields, &a.Reused)
 	if err != nil {
 		a.Outcome, a.Err = history.NotSent, err.Error()
 		return a
@@ -47,7 +50,7 @@ func (c *Client) send(ctx context.Context, op workload.Op, n int) history.Attemp
 	a.Call = c.cfg.Since()
 	resp, err := c.http.Do(req)
 	if err == nil {
-		err = readResponse(resp, &a)
+		err = c.readResponse(resp, &a)
 	}
 	a.Return = c.cfg.Since()
 	if err != nil {
@@ -58,38 +61,38 @@ func (c *Client) send(ctx context.Context, op workload.Op, n int) history.Attemp
 
 // request builds the HTTP request of attempt a. GetBody is cleared so the
 // transport can never rewind and re-send the body behind the client's back.
-func (c *Client) request(ctx context.Context, base string, a history.Attempt, body api.ChargeRequest, reused *bool) (*http.Request, error) {
-	b, _ := json.Marshal(body)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+api.PathCharges, bytes.NewReader(b))
+func (c *Client) request(ctx context.Context, base string, f BodyFields, reused *bool) (*http.Request, error) {
+	b, err := c.shape.render(f)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+c.shape.Path, bytes.NewReader(b))
 	if err != nil {
 		return nil, err
 	}
 	req.GetBody = nil
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(api.HeaderAttempt, a.ID)
-	if a.Key != "" {
-		req.Header.Set(api.HeaderKey, a.Key)
+	req.Header.Set(api.HeaderAttempt, f.Attempt)
+	if f.Key != "" {
+		req.Header.Set(c.shape.KeyHeader, f.Key)
 	}
 	trace := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) { *reused = *reused || info.Reused }}
 	return req.WithContext(httptrace.WithClientTrace(ctx, trace)), nil
 }
 
 // readResponse fills a from a response and closes its body.
-func readResponse(resp *http.Response, a *history.Attempt) error {
+func (c *Client) readResponse(resp *http.Response, a *history.Attempt) error {
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	if err != nil {
 		return err // the status line arrived but the body did not: outcome unknown
 	}
 	a.Status, a.Body = resp.StatusCode, string(b)
-	a.Replayed = resp.Header.Get(api.HeaderReplayed) == "true"
+	a.Replayed = c.shape.replayed(resp.Header)
 	switch {
-	case a.Status/100 == 2:
+	case c.shape.acked(a.Status):
 		a.Outcome = history.Acked
-		var c api.Charge
-		if json.Unmarshal(b, &c) == nil {
-			a.ChargeID = c.ID
-		}
+		a.ChargeID = c.shape.chargeID(b)
 	case a.Status/100 == 4:
 		a.Outcome = history.Rejected
 	default:

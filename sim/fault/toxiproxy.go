@@ -70,6 +70,7 @@ type Link struct {
 	Name   string
 	Listen string // host:port
 	proxy  *toxiclient.Proxy
+	shared bool // a proxy the user made: healed, never deleted
 }
 
 // Link creates a proxy named name, listening on a free loopback port, in
@@ -82,8 +83,23 @@ func (t *Toxiproxy) Link(name, upstream string) (*Link, error) {
 	return &Link{Name: name, Listen: p.Listen, proxy: p}, nil
 }
 
-// Close deletes the proxy, closing its connections.
+// Existing takes hold of a proxy someone else made (a user routes their
+// service's store traffic through it). Closing the link heals it and leaves
+// it in place.
+func (t *Toxiproxy) Existing(name string) (*Link, error) {
+	p, err := t.client.Proxy(name)
+	if err != nil {
+		return nil, fmt.Errorf("toxiproxy at %s has no proxy %q: %w", t.URL, name, err)
+	}
+	return &Link{Name: name, Listen: p.Listen, proxy: p, shared: true}, nil
+}
+
+// Close deletes the proxy, closing its connections; a shared proxy is only
+// healed.
 func (l *Link) Close() error {
+	if l.shared {
+		return l.Heal()
+	}
 	if err := l.proxy.Delete(); err != nil {
 		return fmt.Errorf("delete proxy %s: %w", l.Name, err)
 	}

@@ -89,6 +89,12 @@ type Ledger struct {
 	// RowsAtStart is the number of charges found before the run began; a run
 	// that did not start from an empty ledger proves nothing.
 	RowsAtStart int `json:"rows_at_start"`
+	// NoAttemptIDs says the ledger's rows do not name the attempt that made
+	// them (a user's own service), so indeterminate attempts stay unresolved.
+	NoAttemptIDs bool `json:"no_attempt_ids,omitempty"`
+	// NoChargeIDs says the rows carry no charge id: an ack is matched to
+	// its key's charges by account and amount instead.
+	NoChargeIDs bool `json:"no_charge_ids,omitempty"`
 	// Redis holds the idempotency records found in Redis after the run, for
 	// strategies that keep them there (nil otherwise).
 	Redis []RedisRecord `json:"redis,omitempty"`

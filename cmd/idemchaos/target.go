@@ -1,0 +1,114 @@
+package main
+
+import (
+	"flag"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/sim/client"
+)
+
+// targetFlags describe a user's own service (run and matrix).
+type targetFlags struct {
+	urls, name, ledgerURL, ledgerQuery string
+	accounts, currency                 string
+	path, body, keyHeader, success     string
+	chargeID, replayHeader             string
+	toxiproxyURL, pgProxy, redisProxy  string
+	claimTimeout, keyTTL               time.Duration
+	allowRemote                        bool
+}
+
+func (t *targetFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&t.urls, "target-url", "", "test your own service at this base URL (http://host:port[/prefix]; comma-separated for replicas) instead of a built-in strategy")
+	fs.StringVar(&t.name, "target-name", scenarios.DefaultExternalName, "name of the service in reports")
+	fs.StringVar(&t.ledgerURL, "ledger-url", os.Getenv(scenarios.LedgerURLEnv), "Postgres URL of the service's ledger (env "+scenarios.LedgerURLEnv+")")
+	fs.StringVar(&t.ledgerQuery, "ledger-query", "", "SQL returning one row per charge: idempotency_key, account, amount (optional: id, attempt_id)")
+	fs.StringVar(&t.accounts, "accounts", "", "the service's account ids to charge, comma-separated (default acct-1,...,acct-4)")
+	fs.StringVar(&t.currency, "currency", "", "currency of the charges (default EUR)")
+	fs.StringVar(&t.path, "path", "", "path of the charge endpoint (default /v1/charges)")
+	fs.StringVar(&t.body, "body", "", `request body template over {{.Account}} {{.Amount}} {{.Currency}} {{.Key}} {{.Attempt}} (default: the built-in JSON)`)
+	fs.StringVar(&t.keyHeader, "key-header", "", "header carrying the idempotency key (default Idempotency-Key)")
+	fs.StringVar(&t.success, "success-status", "", "comma-separated statuses that mean charged (default: any 2xx)")
+	fs.StringVar(&t.chargeID, "charge-id-field", "", "dotted JSON path of the charge id in a success answer (default id)")
+	fs.StringVar(&t.replayHeader, "replay-header", "", "header whose value true marks a replay (default Idempotent-Replayed)")
+	fs.StringVar(&t.toxiproxyURL, "toxiproxy-url", os.Getenv("IDEMCHAOS_TOXIPROXY_URL"), "drive this Toxiproxy API instead of the embedded one")
+	fs.StringVar(&t.pgProxy, "postgres-proxy", "", "Toxiproxy proxy your service's Postgres traffic goes through (enables Postgres faults; needs --toxiproxy-url)")
+	fs.StringVar(&t.redisProxy, "redis-proxy", "", "Toxiproxy proxy your service's Redis traffic goes through (enables Redis faults; needs --toxiproxy-url)")
+	fs.DurationVar(&t.claimTimeout, "claim-timeout", scenarios.DefaultClaimTimeout, "the longest your service keeps a key in flight (stuck-key probes wait this long)")
+	fs.DurationVar(&t.keyTTL, "key-ttl", 0, "your service's key retention (0: forever)")
+	fs.BoolVar(&t.allowRemote, "allow-remote", false, "allow a target that is not on a loopback address")
+}
+
+// set reports whether a user's service is the target.
+func (t *targetFlags) set() bool { return t.urls != "" }
+
+// external builds and checks the target description.
+func (t *targetFlags) external() (scenarios.External, error) {
+	e := scenarios.External{Name: t.name, LedgerQuery: t.ledgerQuery, Currency: t.currency,
+		ClaimTimeout: t.claimTimeout, KeyTTL: t.keyTTL, PostgresProxy: t.pgProxy, RedisProxy: t.redisProxy,
+		Toxiproxy: t.toxiproxyURL,
+		Shape:     client.Shape{Path: t.path, Body: t.body, KeyHeader: t.keyHeader, ChargeID: t.chargeID, ReplayHeader: t.replayHeader}}
+	e.URLs = splitCSV(t.urls)
+	e.Accounts = splitCSV(t.accounts)
+	if strings.TrimSpace(t.name) == "" {
+		return e, usageErrorf("--target-name: empty")
+	}
+	if t.ledgerURL == "" {
+		return e, usageErrorf("--ledger-url is required with --target-url (or set %s)", scenarios.LedgerURLEnv)
+	}
+	if (t.pgProxy != "" || t.redisProxy != "") && t.toxiproxyURL == "" {
+		return e, usageErrorf("--postgres-proxy and --redis-proxy name proxies of your own Toxiproxy: give --toxiproxy-url too")
+	}
+	codes, err := statusList(t.success)
+	if err != nil {
+		return e, err
+	}
+	e.Shape.Success = codes
+	if err := e.Check(); err != nil {
+		return e, usageErrorf("%v", err)
+	}
+	return e, t.checkLoopback(e.URLs)
+}
+
+func (t *targetFlags) checkLoopback(urls []string) error {
+	if t.allowRemote {
+		return nil
+	}
+	for _, raw := range urls {
+		u, _ := url.Parse(raw)
+		host := u.Hostname()
+		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return usageErrorf("--target-url %s: not a loopback address; idemchaos sends faults and load to loopback only unless --allow-remote", raw)
+		}
+	}
+	return nil
+}
+
+func statusList(s string) ([]int, error) {
+	var out []int
+	for _, f := range splitCSV(s) {
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 200 || n > 299 {
+			return nil, usageErrorf("--success-status %q: want 2xx status codes, comma-separated", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// splitCSV splits a comma-separated list, dropping blanks.
+func splitCSV(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}

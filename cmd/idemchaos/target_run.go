@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/scenarios"
+)
+
+// runTarget runs the given scenarios against a user's service, one after
+// another (store faults are shared by every request of the service). Those
+// that need the service's internals are skipped and said so.
+func runTarget(ctx context.Context, c common, t targetFlags, cells []scenarios.Cell, cmd string,
+	stdout, stderr io.Writer, quiet bool) error {
+	e, err := t.external()
+	if err != nil {
+		return err
+	}
+	for i := range cells {
+		cells[i].Target, cells[i].Strategy = &e, e.Name
+	}
+	runnable, skipped := splitSkipped(cells)
+	switch {
+	case len(runnable) == 0 && len(skipped) == 1:
+		return usageErrorf("scenario %s cannot run against %s: it %s", skipped[0].Scenario, e.Name, skipped[0].Reason)
+	case len(runnable) == 0:
+		return usageErrorf("nothing to run against %s: every scenario asked for needs the service's internals", e.Name)
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(stderr, "skipped %s: %s\n", s.Scenario, s.Reason)
+	}
+	if err := prepareOut(c.out); err != nil {
+		return err
+	}
+	s, err := openTarget(ctx, t, e, stderr)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	started := time.Now()
+	prog := newProgress(stderr, len(runnable), quiet)
+	lat := reports.NewLatencies()
+	var results []scenarios.Result
+	for _, cell := range runnable {
+		prog.start(cell)
+		res, rec, err := runCell(ctx, s.runner, cell, c.out)
+		if err != nil {
+			prog.done()
+			return envError(err)
+		}
+		lat.Add(res.Strategy, rec.Obs.History.Attempts)
+		results = append(results, res)
+		prog.finish(res)
+	}
+	prog.done()
+	doc := newDocument(results, lat, cmd, started)
+	doc.Skipped = skipped
+	if err := writeOutput(c, stdout, doc, func(w io.Writer) error {
+		if len(results) == 1 {
+			return reports.WriteDetail(w, results[0])
+		}
+		return reports.WriteTable(w, results)
+	}); err != nil {
+		return err
+	}
+	announceOut(stderr, c.out)
+	return verdictExit(targetExit(results))
+}
+
+// splitSkipped separates the cells that can run from those that cannot.
+func splitSkipped(cells []scenarios.Cell) ([]scenarios.Cell, []reports.Skip) {
+	var run []scenarios.Cell
+	var skipped []reports.Skip
+	seen := map[string]bool{}
+	for _, c := range cells {
+		_, _, err := scenarios.Prepare(c)
+		var skip *scenarios.SkipError
+		if errors.As(err, &skip) {
+			if !seen[skip.Scenario] {
+				seen[skip.Scenario] = true
+				skipped = append(skipped, reports.Skip{Strategy: c.Strategy, Scenario: skip.Scenario, Reason: skip.Reason})
+			}
+			continue
+		}
+		run = append(run, c)
+	}
+	return run, skipped
+}
+
+// targetExit: a user's service must pass everything: 1 on any failure,
+// else 4 if any run was inconclusive.
+func targetExit(rs []scenarios.Result) int {
+	code := exitPass
+	for _, r := range rs {
+		switch r.Verdict {
+		case scenarios.Fail:
+			return exitViolated
+		case scenarios.Inconclusive:
+			code = exitInconclusive
+		}
+	}
+	return code
+}
+
+// matrixTarget runs every asked scenario and seed against a user's service.
+func matrixTarget(ctx context.Context, c common, t targetFlags, sts, scs string, first uint64, n int, quiet bool,
+	stdout, stderr io.Writer) error {
+	if sts != "" {
+		return usageErrorf("--strategies and --target-url: give one (built-in strategies, or your own service)")
+	}
+	profile, err := c.check()
+	if err != nil {
+		return err
+	}
+	scens, err := splitList("scenarios", scs, scenarios.Names())
+	if err != nil {
+		return err
+	}
+	seeds, err := seedList(first, n)
+	if err != nil {
+		return err
+	}
+	var cells []scenarios.Cell
+	for _, sc := range scens {
+		for _, seed := range seeds {
+			cells = append(cells, scenarios.Cell{Scenario: sc, Seed: seed, Profile: profile})
+		}
+	}
+	return runTarget(ctx, c, t, cells, "matrix", stdout, stderr, quiet)
+}

@@ -1,0 +1,67 @@
+package scenarios
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// LedgerURLEnv is where the repro line finds the ledger's URL: it is never
+// printed, since it may hold a password.
+const LedgerURLEnv = "IDEMCHAOS_LEDGER_URL"
+
+// Repro is the one-line command that re-runs cell c against t.
+func (t External) Repro(c Cell) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "idemchaos run --target-url %s --ledger-url \"$%s\" --ledger-query %s --scenario %s --seed %d",
+		shellQuote(strings.Join(t.URLs, ",")), LedgerURLEnv, shellQuote(t.LedgerQuery), c.Scenario, c.Seed)
+	flag := func(name, value string) {
+		if value != "" {
+			fmt.Fprintf(&b, " --%s %s", name, shellQuote(value))
+		}
+	}
+	if t.Name != DefaultExternalName {
+		flag("target-name", t.Name)
+	}
+	if c.Profile.Name != "" && c.Profile.Name != "ietf" {
+		flag("profile", c.Profile.Name)
+	}
+	if t.ClaimTimeout != DefaultClaimTimeout {
+		flag("claim-timeout", t.ClaimTimeout.String())
+	}
+	if t.KeyTTL > 0 {
+		flag("key-ttl", t.KeyTTL.String())
+	}
+	flag("accounts", strings.Join(t.Accounts, ","))
+	flag("currency", t.Currency)
+	flag("path", t.Shape.Path)
+	flag("body", t.Shape.Body)
+	flag("key-header", t.Shape.KeyHeader)
+	flag("success-status", joinInts(t.Shape.Success))
+	flag("charge-id-field", t.Shape.ChargeID)
+	flag("replay-header", t.Shape.ReplayHeader)
+	flag("toxiproxy-url", t.Toxiproxy)
+	flag("postgres-proxy", t.PostgresProxy)
+	flag("redis-proxy", t.RedisProxy)
+	return b.String()
+}
+
+// DefaultClaimTimeout is an external target's claim timeout unless given.
+const DefaultClaimTimeout = 5 * time.Second
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.,:/=@+") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,160 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/idemchaos/idemchaos/sim/client"
+	"github.com/idemchaos/idemchaos/sim/fault"
+	"github.com/idemchaos/idemchaos/sim/history"
+	"github.com/idemchaos/idemchaos/sim/workload"
+)
+
+// ExternalRunner runs cells against a user's own service: Toxiproxy in front
+// of each of its URLs, store faults on proxies the user routes its stores
+// through, ground truth from its ledger.
+type ExternalRunner struct {
+	target     External
+	toxi       *fault.Toxiproxy
+	ledger     LedgerReader
+	info       LedgerInfo
+	pgLink     *fault.Link // nil: no store faults on Postgres
+	redisLink  *fault.Link
+	runID      string
+	linkSeq    int
+}
+
+// LedgerInfo says what a ledger's rows name besides key, account and amount.
+type LedgerInfo struct {
+	ChargeIDs  bool // the charge id a success answer names
+	AttemptIDs bool // the attempt (X-Idemchaos-Attempt) that made the charge
+}
+
+// NewExternalRunner checks the target and takes hold of its store proxies.
+func NewExternalRunner(t External, toxi *fault.Toxiproxy, ledger LedgerReader, info LedgerInfo) (*ExternalRunner, error) {
+	if err := t.Check(); err != nil {
+		return nil, err
+	}
+	r := &ExternalRunner{target: t, toxi: toxi, ledger: ledger, info: info, runID: newRunID()}
+	var err error
+	if t.PostgresProxy != "" {
+		r.pgLink, err = toxi.Existing(t.PostgresProxy)
+	}
+	if err == nil && t.RedisProxy != "" {
+		r.redisLink, err = toxi.Existing(t.RedisProxy)
+	}
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// Target is the service this runner tests.
+func (r *ExternalRunner) Target() External { return r.target }
+
+// Close heals the store proxies it used (they stay: they are the user's).
+func (r *ExternalRunner) Close() error {
+	var errs []error
+	for _, l := range []*fault.Link{r.pgLink, r.redisLink} {
+		if l != nil {
+			errs = append(errs, l.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Execute runs a prepared cell and returns what it observed.
+func (r *ExternalRunner) Execute(ctx context.Context, c Cell, plan workload.Plan) (Record, error) {
+	sc, err := c.scenario()
+	if err != nil {
+		return Record{}, err
+	}
+	start := time.Now()
+	obs, err := r.execute(ctx, c, sc, plan)
+	if err != nil {
+		return Record{}, fmt.Errorf("run %s/%s: %w", c.Strategy, c.Scenario, err)
+	}
+	return Record{Cell: c, Plan: plan, Obs: obs, Took: time.Since(start)}, nil
+}
+
+func (r *ExternalRunner) execute(ctx context.Context, c Cell, sc Scenario, plan workload.Plan) (Observation, error) {
+	var obs Observation
+	keys := planKeys(plan)
+	before, err := r.ledger.Charges(ctx, keys)
+	if err != nil {
+		return obs, err
+	}
+	fr, err := r.frontLinks()
+	if err != nil {
+		return obs, err
+	}
+	defer fr.close()
+	t0 := time.Now()
+	since := func() time.Duration { return time.Since(t0) }
+	var injected atomic.Int64
+	cl := client.New(client.Config{Routes: fr.route, Seed: c.Seed, Since: since, Policy: sc.Policy,
+		Shape: r.target.Shape, Around: r.around(&injected)})
+	attempts := cl.Run(ctx, plan)
+	if sc.Probe {
+		var probes []history.Attempt
+		probes, obs.History.Quiesced, err = probe(ctx, r.heal, cl, plan, since, c.ClaimTTL)
+		attempts = append(attempts, probes...)
+	}
+	cl.Close()
+	if err := errors.Join(err, ctx.Err(), fr.close()); err != nil {
+		return obs, err
+	}
+	obs.History.Seed, obs.History.Attempts = c.Seed, attempts
+	obs.History.ClaimTimeout, obs.History.KeyTTL = c.ClaimTTL, c.KeyTTL
+	obs.Injected = int(injected.Load())
+	charges, err := r.ledger.Charges(ctx, keys)
+	obs.History.End = since()
+	obs.Ledger = history.Ledger{Charges: charges, RowsAtStart: len(before),
+		NoAttemptIDs: !r.info.AttemptIDs, NoChargeIDs: !r.info.ChargeIDs}
+	return obs, err
+}
+
+// around applies a try's store fault as it is sent and heals it when the
+// try ends: from outside, "mid-request" is the best timing there is.
+func (r *ExternalRunner) around(injected *atomic.Int64) func(workload.Op, int) func() {
+	return func(op workload.Op, try int) func() {
+		in, err := parseInjection(op.TryAt(try).Inject)
+		if err != nil {
+			return nil
+		}
+		l := r.pgLink
+		if in.action == "redis-cut" {
+			l = r.redisLink
+		}
+		if l == nil || l.Cut() != nil {
+			return nil
+		}
+		injected.Add(1)
+		return func() { _ = l.Heal() }
+	}
+}
+
+func (r *ExternalRunner) heal() error {
+	var errs []error
+	for _, l := range []*fault.Link{r.pgLink, r.redisLink} {
+		if l != nil {
+			errs = append(errs, l.Heal())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// planKeys lists the distinct keys a plan uses.
+func planKeys(plan workload.Plan) []string {
+	var keys []string
+	for _, op := range plan.Ops {
+		if op.Key != "" {
+			keys = append(keys, op.Key)
+		}
+	}
+	return keysOf(keys)
+}

@@ -1,0 +1,65 @@
+package scenariotest_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/scenariotest"
+)
+
+// recorder is a testing.TB that keeps the errors a report raises.
+type recorder struct {
+	testing.TB
+	errors []string
+}
+
+func (r *recorder) Helper() {}
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errors = append(r.errors, strings.TrimSpace(strings.ReplaceAll(format, "%", "")))
+}
+
+func TestShopWithoutIdempotencyFailsWithEvidence(t *testing.T) {
+	for _, sc := range []string{"concurrent-duplicates", "dropped-response"} {
+		res, err := scenariotest.Check(t.Context(), target(newShop(false)), sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != scenarios.Fail || res.Anomalies["double_charge"] == 0 {
+			t.Fatalf("%s: verdict %s, anomalies %v; want a failing double_charge", sc, res.Verdict, res.Anomalies)
+		}
+		rec := &recorder{TB: t}
+		scenariotest.Report(rec, res)
+		if len(rec.errors) < 2 {
+			t.Errorf("%s: %d test errors, want one per finding and a summary", sc, len(rec.errors))
+		}
+	}
+}
+
+func TestCorrectShopReportsNothing(t *testing.T) {
+	res, err := scenariotest.Check(t.Context(), target(newShop(true)), "dropped-response")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{TB: t}
+	scenariotest.Report(rec, res)
+	if res.Verdict != scenarios.Pass || len(rec.errors) > 0 {
+		t.Fatalf("verdict %s, errors %v; want a clean pass", res.Verdict, rec.errors)
+	}
+}
+
+func TestNeedsInternalsIsASkipError(t *testing.T) {
+	_, err := scenariotest.Check(t.Context(), target(newShop(true)), "forced-race")
+	var skip *scenarios.SkipError
+	if !errors.As(err, &skip) || !strings.Contains(skip.Reason, "gate") {
+		t.Fatalf("err %v; want a SkipError naming the gate", err)
+	}
+}
+
+func TestTargetNeedsALedger(t *testing.T) {
+	_, err := scenariotest.Check(t.Context(), scenariotest.Target{Handler: newShop(true)}, "missing-key")
+	if err == nil || !strings.Contains(err.Error(), "Ledger is required") {
+		t.Fatalf("err %v; want Ledger is required", err)
+	}
+}
