@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -22,7 +23,6 @@ const (
 	benchRedisConns = 32
 	benchClaimTTL   = 5 * time.Second
 	benchKeyTTL     = 24 * time.Hour
-	benchSchema     = 1 // schema_version of the bench JSON
 	maxAccounts     = 1000
 )
 
@@ -35,6 +35,7 @@ type benchOptions struct {
 	timeout    time.Duration
 	keepAlive  bool
 	serve      string
+	files      benchFiles
 }
 
 // cmdBench measures each strategy's cost under an open-model load.
@@ -60,7 +61,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return envError(err)
 	}
-	return writeBench(o.jsonFile, doc, stdout)
+	return writeBench(o.files, doc, stdout)
 }
 
 func parseBench(args []string) (benchOptions, error) {
@@ -79,6 +80,8 @@ func parseBench(args []string) (benchOptions, error) {
 	seed := fs.Uint64("seed", 1, "seed of the keys, bodies and duplicates")
 	keep := fs.Bool("keepalive", false, "reuse connections (default: one connection per request, as every idemchaos command)")
 	serve := fs.String("serve", "", "no load: serve the first strategy's target on this loopback host:port for --duration (for wrk)")
+	htmlFile := fs.String("html", "", "also write the report as one self-contained HTML page to FILE (- for stdout)")
+	mdFile := fs.String("markdown", "", "also write the report as Markdown to FILE, e.g. $GITHUB_STEP_SUMMARY (- for stdout)")
 	if err := parse(fs, args); err != nil {
 		return o, err
 	}
@@ -92,6 +95,7 @@ func parseBench(args []string) (benchOptions, error) {
 		return o, err
 	}
 	o.timeout, o.keepAlive, o.serve = *timeout, *keep, *serve
+	o.files = benchFiles{json: o.jsonFile, html: *htmlFile, markdown: *mdFile}
 	o.load = load.Config{Duration: *dur, DupRatio: *dup, Count: *count, Inflight: *inflight, Accounts: *accounts, Seed: *seed}
 	if set["concurrency"] {
 		o.load.Workers = *conc
@@ -114,7 +118,7 @@ func registerStores(fs *flag.FlagSet, c *common) {
 	fs.StringVar(&c.postgresURL, "postgres-url", os.Getenv("IDEMCHAOS_POSTGRES_URL"), "use this Postgres (postgres://user@host:port/db, a role that may CREATE DATABASE)")
 	fs.BoolVar(&c.noDocker, "no-docker", false, "never try a Docker engine; start local binaries")
 	fs.StringVar(&c.profile, "profile", "ietf", "contract profile the target promises: "+strings.Join(api.ProfileNames(), ", "))
-	fs.StringVar(&c.jsonFile, "json", "", "write the figures as JSON (schema_version 1) to FILE (- for stdout)")
+	fs.StringVar(&c.jsonFile, "json", "", "write the figures as JSON (kind bench, schema_version 1) to FILE (- for stdout)")
 	c.replicas = 1
 }
 
@@ -141,7 +145,45 @@ func checkBench(o benchOptions, set map[string]bool) error {
 	case o.timeout <= 0 || o.timeout > time.Minute:
 		return usageErrorf("--timeout %s: want more than 0 and at most 1m", o.timeout)
 	}
-	return checkLoopback(o.serve)
+	if err := checkLoopback(o.serve); err != nil {
+		return err
+	}
+	return checkFiles(o.files, o.serve)
+}
+
+// checkFiles refuses, before a run, outputs that could not be written.
+func checkFiles(f benchFiles, serve string) error {
+	stdout, seen := 0, map[string]string{}
+	for _, w := range f.writers() {
+		switch {
+		case w.path == "":
+			continue
+		case serve != "" && w.flag != "--json":
+			return usageErrorf("bench: %s reports a run; --serve runs none", w.flag)
+		case w.path == "-":
+			stdout++
+		case seen[w.path] != "":
+			return usageErrorf("bench: %s and %s both write %s", seen[w.path], w.flag, w.path)
+		default:
+			seen[w.path] = w.flag
+			if err := checkDir(w.flag, w.path); err != nil {
+				return err
+			}
+		}
+	}
+	if stdout > 1 {
+		return usageErrorf("bench: only one of --json, --html and --markdown may be - (stdout)")
+	}
+	return nil
+}
+
+// checkDir checks that the directory of path exists.
+func checkDir(flagName, path string) error {
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return usageErrorf("%s %s: no directory %s", flagName, path, dir)
+	}
+	return nil
 }
 
 // checkLoopback accepts an empty address or a loopback host:port.

@@ -1,14 +1,14 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/idemchaos/idemchaos/reports"
@@ -18,55 +18,38 @@ import (
 	"github.com/idemchaos/idemchaos/targets/strategy"
 )
 
-// benchDoc is the bench's JSON document.
+// benchDoc is the bench's JSON document, reports.Bench, with results that
+// carry this command's helpers.
 type benchDoc struct {
-	SchemaVersion int           `json:"schema_version"`
-	Command       string        `json:"command"`
-	Model         string        `json:"model"` // open (constant arrival rate) or closed (workers back to back)
-	Rate          float64       `json:"rate,omitempty"`
-	Concurrency   int           `json:"concurrency,omitempty"`
-	Inflight      int           `json:"inflight,omitempty"`
-	DurationMS    int64         `json:"duration_ms"`
-	DupRatio      float64       `json:"dup_ratio"`
-	CountLimit    int           `json:"count_limit"`
-	TimeoutMS     int64         `json:"timeout_ms"`
-	KeepAlive     bool          `json:"keepalive"`
-	Accounts      int           `json:"accounts"`
-	Seed          uint64        `json:"seed"`
-	Profile       string        `json:"profile"`
-	Started       time.Time     `json:"started"`
-	TookMS        int64         `json:"took_ms"`
-	LatencyFrom   string        `json:"latency_from"`
-	Results       []benchResult `json:"results"`
+	reports.BenchHeader
+	Results []benchResult `json:"results"`
 }
 
 // benchResult is one strategy's figures.
-type benchResult struct {
-	Strategy    string            `json:"strategy"`
-	ReplayFrom  string            `json:"replay_from"` // where a replayed answer comes from
-	Scheduled   int               `json:"scheduled"`
-	Sent        int               `json:"sent"`
-	Duplicates  int               `json:"duplicates"`
-	Missed      int               `json:"missed"` // due but never sent: the target could not keep up
-	Answered    int               `json:"answered"`
-	OfferedRPS  float64           `json:"offered_rps"`
-	AchievedRPS float64           `json:"achieved_rps"`
-	ElapsedMS   int64             `json:"elapsed_ms"`
-	MaxQueuedMS float64           `json:"max_queued_ms"` // longest wait for a free slot in the client
-	Statuses    map[string]int    `json:"statuses"`
-	Errors      map[string]int    `json:"errors"`
-	Latency     []reports.Latency `json:"latency"` // kinds all, first, replay, conflict
-	Anomalies   map[string]int    `json:"anomalies"`
-	Overcharged int64             `json:"overcharged"`
-	Hidden      int               `json:"hidden_attempts"`
+type benchResult struct{ reports.BenchResult }
+
+// report is the document as the reports package renders it.
+func (d benchDoc) report() reports.Bench {
+	out := reports.Bench{BenchHeader: d.BenchHeader, Results: make([]reports.BenchResult, len(d.Results))}
+	for i, r := range d.Results {
+		out.Results[i] = r.BenchResult
+	}
+	return out
+}
+
+// thisMachine describes where the bench runs.
+func thisMachine() reports.Machine {
+	return reports.Machine{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(),
+		GOMAXPROCS: runtime.GOMAXPROCS(0), GoVersion: runtime.Version()}
 }
 
 func (b *bencher) header(started time.Time) benchDoc {
 	c := b.o.load
-	d := benchDoc{SchemaVersion: benchSchema, Command: "bench", Model: c.Model(), Rate: c.Rate, Concurrency: c.Workers,
+	d := benchDoc{BenchHeader: reports.BenchHeader{Kind: reports.BenchKind, SchemaVersion: reports.BenchSchemaVersion,
+		Tool: "idemchaos", Command: "bench", Model: c.Model(), Rate: c.Rate, Concurrency: c.Workers,
 		DurationMS: c.Duration.Milliseconds(), DupRatio: c.DupRatio, CountLimit: c.Count, TimeoutMS: b.o.timeout.Milliseconds(),
 		KeepAlive: b.o.keepAlive, Accounts: c.Accounts, Seed: c.Seed, Profile: b.o.profile.Name, Started: started.UTC(),
-		LatencyFrom: "intended send time", Results: []benchResult{}}
+		LatencyFrom: "intended send time", Machine: thisMachine()}, Results: []benchResult{}}
 	if d.CountLimit == 0 {
 		d.CountLimit = load.MaxCount
 	}
@@ -81,10 +64,10 @@ func (b *bencher) header(started time.Time) benchDoc {
 // summarize turns a run into one strategy's figures. Latencies count from
 // each request's intended send time (Sample.Timed).
 func summarize(name string, c load.Config, rep load.Report, v check.Report, hidden int) benchResult {
-	r := benchResult{Strategy: name, ReplayFrom: replayFrom(name), Scheduled: rep.Scheduled, Sent: len(rep.Samples),
-		Missed: rep.Missed, Answered: rep.Answered(), AchievedRPS: round(rep.Throughput(), 1),
+	r := benchResult{reports.BenchResult{Strategy: name, ReplayFrom: replayFrom(name), Scheduled: rep.Scheduled,
+		Sent: len(rep.Samples), Missed: rep.Missed, Answered: rep.Answered(), AchievedRPS: round(rep.Throughput(), 1),
 		ElapsedMS: rep.Elapsed().Milliseconds(), Statuses: map[string]int{}, Errors: load.Errors(rep.Samples),
-		Anomalies: v.Counts, Overcharged: v.Overcharged, Hidden: hidden}
+		Anomalies: v.Counts, Overcharged: v.Overcharged, Hidden: hidden}}
 	r.OfferedRPS = c.Rate
 	if c.Model() == load.Closed && c.Duration > 0 {
 		r.OfferedRPS = round(float64(r.Sent)/c.Duration.Seconds(), 1)
@@ -129,14 +112,7 @@ func round(v float64, digits int) float64 {
 }
 
 // latency returns the figures of one kind (zero Count if none).
-func (r benchResult) latency(kind string) reports.Latency {
-	for _, l := range r.Latency {
-		if l.Kind == kind {
-			return l
-		}
-	}
-	return reports.Latency{Strategy: r.Strategy, Kind: kind}
-}
+func (r benchResult) latency(kind string) reports.Latency { return r.LatencyOf(kind) }
 
 func progressLine(r benchResult) string {
 	all := r.latency(reports.KindAll)
@@ -145,72 +121,60 @@ func progressLine(r benchResult) string {
 		counts(r.Anomalies, check.Names(), shortAnomaly))
 }
 
-// writeBench writes the JSON if asked, and the tables unless the JSON went
-// to stdout.
-func writeBench(jsonFile string, doc benchDoc, stdout io.Writer) error {
-	if jsonFile != "" {
-		err := writeFileOrStdout(jsonFile, stdout, func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(doc)
-		})
-		if err != nil || jsonFile == "-" {
-			return err
+// benchFiles are where a bench writes its figures; "-" is stdout, for one
+// of them at most.
+type benchFiles struct{ json, html, markdown string }
+
+// toStdout reports whether one of the files is stdout.
+func (f benchFiles) toStdout() bool { return f.json == "-" || f.html == "-" || f.markdown == "-" }
+
+// writers pair each output flag with its file and renderer.
+func (f benchFiles) writers() []benchWriter {
+	return []benchWriter{{"--json", f.json, reports.WriteBenchJSON}, {"--html", f.html, reports.WriteBenchHTML},
+		{"--markdown", f.markdown, reports.WriteBenchMarkdown}}
+}
+
+type benchWriter struct {
+	flag, path string
+	render     func(io.Writer, reports.Bench) error
+}
+
+// writeBench writes every file asked for, and the tables unless a file went
+// to stdout; a file that cannot be written does not stop the others.
+func writeBench(f benchFiles, doc benchDoc, stdout io.Writer) error {
+	rep := doc.report()
+	var first error
+	for _, w := range f.writers() {
+		if w.path == "" {
+			continue
+		}
+		if err := writeBenchFile(w, rep, stdout); err != nil && first == nil {
+			first = err
 		}
 	}
-	return writeBenchTable(stdout, doc)
+	if f.toStdout() {
+		return first
+	}
+	if err := reports.WriteBenchTable(stdout, rep); err != nil && first == nil {
+		first = err
+	}
+	return first
 }
 
-// writeBenchTable prints one row per strategy, then the latencies per kind
-// of answer, then a legend.
-func writeBenchTable(w io.Writer, doc benchDoc) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "strategy\toffered/s\tachieved/s\tsent\tdup\tmissed\tp50 ms\tp90 ms\tp99 ms\tp99.9 ms\tmax ms\terrors\tanomalies")
-	for _, r := range doc.Results {
-		a := r.latency(reports.KindAll)
-		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Strategy, r.OfferedRPS, r.AchievedRPS,
-			r.Sent, r.Duplicates, r.Missed, ms(a.P50), ms(a.P90), ms(a.P99), ms(a.P999), ms(a.Max),
-			counts(r.Errors, load.ErrorClasses(), nil), counts(r.Anomalies, check.Names(), shortAnomaly))
+// writeBenchFile renders the document into one file, or stdout.
+func writeBenchFile(w benchWriter, rep reports.Bench, stdout io.Writer) error {
+	if w.path == "-" {
+		return w.render(stdout, rep)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
+	f, err := os.Create(w.path)
+	if err != nil {
+		return usageErrorf("%s: %v", w.flag, err)
 	}
-	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "strategy\tanswer\tfrom\tcount\tp50 ms\tp90 ms\tp99 ms\tp99.9 ms\tmax ms")
-	for _, r := range doc.Results {
-		for _, k := range []string{reports.KindFirst, reports.KindReplay, reports.KindConflict} {
-			if l := r.latency(k); l.Count > 0 {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.Strategy, kindLabel(k), fromLabel(k, r),
-					l.Count, ms(l.P50), ms(l.P90), ms(l.P99), ms(l.P999), ms(l.Max))
-			}
-		}
+	if err := w.render(f, rep); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", w.path, err)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintf(w, "\n%s model; latency from each request's %s; answers: first = a 2xx that executed, "+
-		"replay = a replayed 2xx, 409 = a duplicate in flight\nerrors: timeout, reset, 5xx, 4xx (other than 409), refused; "+
-		"anomalies: dc double_charge, la lost_ack, rm replay_mismatch, me mismatch_executed, bal balance, "+
-		"sc status_contract, sd store_desync, ce cached_error\n", doc.Model, doc.LatencyFrom)
-	return err
-}
-
-func kindLabel(k string) string {
-	if k == reports.KindConflict {
-		return "409"
-	}
-	return k
-}
-
-func fromLabel(kind string, r benchResult) string {
-	switch kind {
-	case reports.KindFirst:
-		return "charge"
-	case reports.KindReplay:
-		return r.ReplayFrom
-	}
-	return "claim"
+	return f.Close()
 }
 
 // ms formats milliseconds with three significant figures or so.

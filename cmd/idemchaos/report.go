@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"io"
 	"os"
@@ -11,7 +12,7 @@ import (
 	"github.com/idemchaos/idemchaos/scenarios/rundir"
 )
 
-// renderers by --format.
+// renderers by --format, for a matrix (or run) document.
 var renderers = map[string]func(io.Writer, reports.Document) error{
 	"table":    func(w io.Writer, d reports.Document) error { return reports.WriteTable(w, d.Results) },
 	"json":     reports.WriteJSON,
@@ -20,46 +21,72 @@ var renderers = map[string]func(io.Writer, reports.Document) error{
 	"html":     reports.WriteHTML,
 }
 
-// cmdReport renders a saved run (its directory, or a --json file) in one format.
+// benchRenderers by --format, for a bench document: no junit, a bench has
+// no verdicts.
+var benchRenderers = map[string]func(io.Writer, reports.Bench) error{
+	"table":    reports.WriteBenchTable,
+	"json":     reports.WriteBenchJSON,
+	"markdown": reports.WriteBenchMarkdown,
+	"html":     reports.WriteBenchHTML,
+}
+
+// cmdReport renders a saved run (its directory, or a --json file) or a
+// saved bench (its --json file) in one format.
 func cmdReport(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	format := fs.String("format", "table", "table, json, junit, markdown or html")
+	format := fs.String("format", "table", "table, json, junit (matrix results only), markdown or html")
 	outFile := fs.String("o", "", "write to FILE instead of stdout")
 	target, err := parseWithTarget(fs, args, "report DIR|FILE --format table|json|junit|markdown|html [-o FILE]")
 	if err != nil {
 		return err
 	}
-	render, ok := renderers[*format]
-	if !ok {
+	if _, ok := renderers[*format]; !ok {
 		return usageErrorf("report: --format %q: want table, json, junit, markdown or html", *format)
 	}
-	doc, err := loadDocument(target)
+	render, err := loadRenderer(target, *format)
 	if err != nil {
 		return err
 	}
 	if *outFile == "" {
-		return render(stdout, doc)
+		return render(stdout)
 	}
-	if err := rundir.WriteAtomic(*outFile, func(w io.Writer) error { return render(w, doc) }); err != nil {
+	if err := rundir.WriteAtomic(*outFile, render); err != nil {
 		return usageErrorf("report: %v", err)
 	}
 	return nil
 }
 
-// loadDocument reads a run directory's results.json, or a JSON file.
-func loadDocument(target string) (reports.Document, error) {
+// loadRenderer reads a run directory's results.json, or a JSON file, and
+// binds it to the renderer of the format for its kind of document.
+func loadRenderer(target, format string) (func(io.Writer) error, error) {
 	path := target
 	if fi, err := os.Stat(target); err == nil && fi.IsDir() {
 		path = filepath.Join(target, rundir.DocumentFile)
 	}
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return reports.Document{}, usageErrorf("report: %v", err)
+		return nil, usageErrorf("report: %v", err)
 	}
-	defer f.Close()
-	doc, err := reports.ReadJSON(f)
+	if reports.IsBench(data) {
+		return benchRenderer(path, data, format)
+	}
+	doc, err := reports.ReadJSON(bytes.NewReader(data))
 	if err != nil {
-		return doc, usageErrorf("report: %s: %s", path, strings.TrimPrefix(err.Error(), "read results: "))
+		return nil, usageErrorf("report: %s: %s", path, strings.TrimPrefix(err.Error(), "read results: "))
 	}
-	return doc, nil
+	render := renderers[format]
+	return func(w io.Writer) error { return render(w, doc) }, nil
+}
+
+// benchRenderer binds a bench document to the renderer of the format.
+func benchRenderer(path string, data []byte, format string) (func(io.Writer) error, error) {
+	render, ok := benchRenderers[format]
+	if !ok {
+		return nil, usageErrorf("report: --format %s: junit is for matrix results; %s is a bench document (want table, json, markdown or html)", format, path)
+	}
+	doc, err := reports.ReadBench(bytes.NewReader(data))
+	if err != nil {
+		return nil, usageErrorf("report: %s: %s", path, strings.TrimPrefix(err.Error(), "read bench: "))
+	}
+	return func(w io.Writer) error { return render(w, doc) }, nil
 }
