@@ -51,12 +51,17 @@ type junitCase struct {
 	Time      string        `xml:"time,attr"`
 	Failure   *junitProblem `xml:"failure"`
 	Error     *junitProblem `xml:"error"`
+	Skipped   *junitSkip    `xml:"skipped"`
 	SystemOut *junitText    `xml:"system-out"`
 }
 
 // junitText is element text kept readable in CDATA, multi-line.
 type junitText struct {
 	Text string `xml:",cdata"`
+}
+
+type junitSkip struct {
+	Message string `xml:"message,attr"`
 }
 
 type junitProblem struct {
@@ -100,8 +105,19 @@ func junitOf(doc Document) junitSuites {
 		root.Suites[i].add(tc, ms)
 		total += ms
 	}
+	for _, sk := range doc.Skipped {
+		i, ok := at[sk.Strategy]
+		if !ok {
+			i = len(root.Suites)
+			at[sk.Strategy] = i
+			root.Suites = append(root.Suites, junitSuite{Name: sk.Strategy, Timestamp: junitTimestamp(doc)})
+		}
+		root.Suites[i].add(junitCase{ClassName: "idemchaos." + sk.Strategy, Name: sk.Scenario, Time: seconds(0),
+			Skipped: &junitSkip{Message: sk.Reason}}, 0)
+	}
 	for _, s := range root.Suites {
 		root.Tests, root.Failures, root.Errors = root.Tests+s.Tests, root.Failures+s.Failures, root.Errors+s.Errors
+		root.Skipped += s.Skipped
 	}
 	root.Time = seconds(total)
 	return root
@@ -117,6 +133,9 @@ func (s *junitSuite) add(tc junitCase, ms int64) {
 	}
 	if tc.Error != nil {
 		s.Errors++
+	}
+	if tc.Skipped != nil {
+		s.Skipped++
 	}
 }
 

@@ -163,3 +163,17 @@ func TestJUnitEscapesData(t *testing.T) {
 		t.Errorf("data text did not survive escaping:\n%s", tc.Failure.Text)
 	}
 }
+
+func TestJUnitSkippedScenariosAreSkippedCases(t *testing.T) {
+	doc := reports.Document{Skipped: []reports.Skip{{Strategy: "target", Scenario: "forced-race", Reason: "needs a gate"}}}
+	var b strings.Builder
+	if err := reports.WriteJUnit(&b, doc); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{`skipped="1"`, `<testcase classname="idemchaos.target" name="forced-race"`, `<skipped message="needs a gate">`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("junit lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -20,6 +20,9 @@ func WriteMarkdown(w io.Writer, doc Document) error {
 	mdRun(&b, doc)
 	mdMatrix(&b, cells)
 	mdSummary(&b, doc.Results)
+	for _, sk := range doc.Skipped {
+		fmt.Fprintf(&b, "- skipped %s / %s: %s\n", mdEscape(sk.Strategy), mdEscape(sk.Scenario), mdEscape(sk.Reason))
+	}
 	for _, c := range cells {
 		if rs, _ := shown(c); len(rs) > 0 {
 			mdCell(&b, c)
