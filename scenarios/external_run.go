@@ -34,17 +34,23 @@ type LedgerInfo struct {
 }
 
 // NewExternalRunner checks the target and takes hold of its store proxies.
-func NewExternalRunner(t External, toxi *fault.Toxiproxy, ledger LedgerReader, info LedgerInfo) (*ExternalRunner, error) {
+// front is the harness's own Toxiproxy, whose proxies in front of the
+// service listen on the harness's loopback; stores is the user's Toxiproxy
+// holding the proxies named in t (nil: none).
+func NewExternalRunner(t External, front, stores *fault.Toxiproxy, ledger LedgerReader, info LedgerInfo) (*ExternalRunner, error) {
 	if err := t.Check(); err != nil {
 		return nil, err
 	}
-	r := &ExternalRunner{target: t, toxi: toxi, ledger: ledger, info: info, runID: newRunID()}
+	if stores == nil && (t.PostgresProxy != "" || t.RedisProxy != "") {
+		return nil, errors.New("store proxies named but no Toxiproxy holding them")
+	}
+	r := &ExternalRunner{target: t, toxi: front, ledger: ledger, info: info, runID: newRunID()}
 	var err error
 	if t.PostgresProxy != "" {
-		r.pgLink, err = toxi.Existing(t.PostgresProxy)
+		r.pgLink, err = stores.Existing(t.PostgresProxy)
 	}
 	if err == nil && t.RedisProxy != "" {
-		r.redisLink, err = toxi.Existing(t.RedisProxy)
+		r.redisLink, err = stores.Existing(t.RedisProxy)
 	}
 	if err != nil {
 		r.Close()

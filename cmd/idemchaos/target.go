@@ -37,7 +37,7 @@ func (t *targetFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&t.success, "success-status", "", "comma-separated statuses that mean charged (default: any 2xx)")
 	fs.StringVar(&t.chargeID, "charge-id-field", "", "dotted JSON path of the charge id in a success answer (default id)")
 	fs.StringVar(&t.replayHeader, "replay-header", "", "header whose value true marks a replay (default Idempotent-Replayed)")
-	fs.StringVar(&t.toxiproxyURL, "toxiproxy-url", os.Getenv("IDEMCHAOS_TOXIPROXY_URL"), "drive this Toxiproxy API instead of the embedded one")
+	fs.StringVar(&t.toxiproxyURL, "toxiproxy-url", os.Getenv("IDEMCHAOS_TOXIPROXY_URL"), "your Toxiproxy API, where the --postgres-proxy/--redis-proxy proxies live (the harness's own embedded one always sits in front of the service)")
 	fs.StringVar(&t.pgProxy, "postgres-proxy", "", "Toxiproxy proxy your service's Postgres traffic goes through (enables Postgres faults; needs --toxiproxy-url)")
 	fs.StringVar(&t.redisProxy, "redis-proxy", "", "Toxiproxy proxy your service's Redis traffic goes through (enables Redis faults; needs --toxiproxy-url)")
 	fs.DurationVar(&t.claimTimeout, "claim-timeout", scenarios.DefaultClaimTimeout, "the longest your service keeps a key in flight (stuck-key probes wait this long)")

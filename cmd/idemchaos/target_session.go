@@ -12,9 +12,11 @@ import (
 )
 
 // targetSession is a run against a user's service: no stores of our own,
-// a Toxiproxy (embedded or the user's) and the service's ledger.
+// the embedded Toxiproxy in front of the service, the user's Toxiproxy (if
+// given) where its store proxies live, and the service's ledger.
 type targetSession struct {
 	toxi   *fault.Toxiproxy
+	stores *fault.Toxiproxy // nil: no --toxiproxy-url
 	ledger *scenarios.SQLLedger
 	runner *scenarios.ExternalRunner
 }
@@ -23,18 +25,18 @@ func openTarget(ctx context.Context, t targetFlags, e scenarios.External, log io
 	s := &targetSession{}
 	var err error
 	if t.toxiproxyURL != "" {
-		s.toxi, err = fault.External(t.toxiproxyURL)
-	} else {
-		s.toxi, err = fault.Embedded()
+		if s.stores, err = fault.External(t.toxiproxyURL); err != nil {
+			return nil, envError(err)
+		}
 	}
-	if err != nil {
+	if s.toxi, err = fault.Embedded(); err != nil {
 		return nil, envError(err)
 	}
 	if s.ledger, err = scenarios.OpenSQLLedger(ctx, t.ledgerURL, t.ledgerQuery); err != nil {
 		s.close()
 		return nil, usageErrorf("%v", err)
 	}
-	if s.runner, err = scenarios.NewExternalRunner(e, s.toxi, s.ledger, s.ledger.Info()); err != nil {
+	if s.runner, err = scenarios.NewExternalRunner(e, s.toxi, s.stores, s.ledger, s.ledger.Info()); err != nil {
 		s.close()
 		return nil, envError(err)
 	}

@@ -80,7 +80,7 @@ func Check(ctx context.Context, t Target, scenario string) (scenarios.Result, er
 	if err != nil {
 		return scenarios.Result{}, err
 	}
-	r, err := scenarios.NewExternalRunner(e, toxi, t.Ledger, t.LedgerInfo)
+	r, err := scenarios.NewExternalRunner(e, toxi, nil, t.Ledger, t.LedgerInfo)
 	if err != nil {
 		return scenarios.Result{}, err
 	}
