@@ -101,8 +101,9 @@ func checkPaymentdService(t *testing.T, f composeFile) {
 	if err != nil {
 		t.Fatalf("paymentd rejects its compose command %v: %v", argv, err)
 	}
-	if c.strategy != "pg-tx" || c.listen != "0.0.0.0:8080" || c.redisURL != "redis://redis:6379/0" ||
-		!strings.HasPrefix(c.postgresURL, "postgres://postgres@postgres:5432/") {
+	// the stores through the compose Toxiproxy: --postgres-proxy and --redis-proxy faults
+	if c.strategy != "pg-tx" || c.listen != "0.0.0.0:8080" || c.redisURL != "redis://toxiproxy:6380/0" ||
+		!strings.HasPrefix(c.postgresURL, "postgres://postgres@toxiproxy:5433/") {
 		t.Errorf("compose command parsed as %+v", c)
 	}
 }

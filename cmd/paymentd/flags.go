@@ -46,8 +46,8 @@ API: POST /v1/charges (header Idempotency-Key), GET /v1/accounts/{id}, GET /heal
 Without --redis-url / --postgres-url it starts its own throwaway Redis and
 Postgres (a Docker engine, else local redis-server and postgres binaries) and
 stops them on exit. On start it prints, on stderr, the URL it serves, the
-stores it uses, and the ledger an external run will read as ground truth
-(idemchaos's --target-url mode is not built yet):
+stores it uses, and the ledger an external run (idemchaos run --target-url)
+reads as ground truth:
 
   --ledger-url DSN --ledger-query '` + ledgerQuery + `'
 
