@@ -15,14 +15,6 @@ import (
 	"github.com/idemchaos/idemchaos/targets/api"
 	"github.com/idemchaos/idemchaos/targets/failpoint"
 	"github.com/idemchaos/idemchaos/targets/server"
-	"github.com/idemchaos/idemchaos/targets/strategy"
-)
-
-// Pool sizes per replica, set explicitly: pgxpool would default to 4 on two
-// cores and go-redis to 20.
-const (
-	pgConnsPerReplica    = 16
-	redisConnsPerReplica = 32
 )
 
 // deployment is the built-in target for one cell: N in-process replicas of a
@@ -30,10 +22,7 @@ const (
 // proxies (a clean path and one that drops responses). Every replica reaches
 // Redis and Postgres through one proxy per store, where store faults happen.
 type deployment struct {
-	replicas   []*server.Replica
-	logs       []*server.Log
-	pools      []*pgxpool.Pool
-	rdbs       []*redis.Client
+	replicas   []*Replica
 	links      map[string]*fault.Link // client-side, by route key
 	pgLink     *fault.Link
 	redisLink  *fault.Link
@@ -102,57 +91,22 @@ func (r *Runner) link(name, upstream string) (*fault.Link, error) {
 	return r.env.Toxiproxy.Link(fmt.Sprintf("%s-%d-%s", r.runID, r.linkSeq, name), upstream)
 }
 
+// addReplica starts replica i, its store clients going through the store
+// links, and puts its two client-side proxies in front of it.
 func (r *Runner) addReplica(ctx context.Context, d *deployment, s deploySpec, i int) error {
-	deps, err := r.storeClients(ctx, d)
+	rep, err := StartReplica(ctx, ReplicaSpec{Strategy: s.Strategy, Index: i, Prefix: s.Prefix, Profile: s.Profile,
+		ClaimTTL: s.ClaimTTL, KeyTTL: s.KeyTTL, Since: s.Since, Failpoints: d.failpoints,
+		PostgresDSN: r.env.PostgresDSN, RedisURL: r.env.RedisURL, PgAddr: d.pgLink.Listen, RedisAddr: d.redisLink.Listen})
 	if err != nil {
 		return err
 	}
-	deps.Prefix, deps.Profile, deps.Failpoints = s.Prefix, s.Profile, d.failpoints
-	deps.ClaimTTL, deps.KeyTTL = s.ClaimTTL, s.KeyTTL
-	st, err := strategy.New(s.Strategy, deps)
-	if err != nil {
-		return err
-	}
-	log := &server.Log{}
-	rep, err := server.Listen(server.New(server.Config{Replica: i, Strategy: st, Pool: deps.Pool, Since: s.Since,
-		Log: log, Failpoints: d.failpoints}))
-	if err != nil {
-		return err
-	}
-	d.replicas, d.logs = append(d.replicas, rep), append(d.logs, log)
+	d.replicas = append(d.replicas, rep)
 	for _, f := range []string{"", string(fault.DropResponse)} {
 		if err := r.addRoute(d, rep.Addr, i, f); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// storeClients opens this replica's own Postgres pool and Redis client, both
-// through the store links.
-func (r *Runner) storeClients(ctx context.Context, d *deployment) (strategy.Deps, error) {
-	cfg, err := pgxpool.ParseConfig(r.env.PostgresDSN)
-	if err != nil {
-		return strategy.Deps{}, fmt.Errorf("postgres dsn: %w", err)
-	}
-	host, port, _ := net.SplitHostPort(d.pgLink.Listen)
-	p, _ := strconv.Atoi(port)
-	cfg.ConnConfig.Host, cfg.ConnConfig.Port = host, uint16(p)
-	cfg.ConnConfig.ConnectTimeout = 2 * time.Second
-	cfg.MaxConns = pgConnsPerReplica
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return strategy.Deps{}, fmt.Errorf("postgres pool: %w", err)
-	}
-	d.pools = append(d.pools, pool)
-	opts, _ := redis.ParseURL(r.env.RedisURL)
-	opts.Addr = d.redisLink.Listen
-	opts.MaxRetries, opts.PoolSize = -1, redisConnsPerReplica // a retried SET NX lies to its own sender
-	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = 2*time.Second, 3*time.Second, 3*time.Second
-	opts.DialerRetries = 1 // a cut link fails at once instead of after five dials
-	rdb := redis.NewClient(opts)
-	d.rdbs = append(d.rdbs, rdb)
-	return strategy.Deps{Pool: pool, Redis: rdb}, nil
 }
 
 func (r *Runner) addRoute(d *deployment, upstream string, replica int, toxic string) error {
@@ -193,14 +147,14 @@ func (d *deployment) heal() error {
 // entries is everything the replicas logged.
 func (d *deployment) entries() []server.Entry {
 	var out []server.Entry
-	for _, l := range d.logs {
-		out = append(out, l.Entries()...)
+	for _, r := range d.replicas {
+		out = append(out, r.Entries()...)
 	}
 	return out
 }
 
 // close stops client-side proxies, then replicas (letting in-flight work
-// finish), then store clients and store links.
+// finish) with their store clients, then store links.
 func (d *deployment) close() error {
 	var errs []error
 	for _, l := range d.links {
@@ -210,12 +164,6 @@ func (d *deployment) close() error {
 	defer cancel()
 	for _, r := range d.replicas {
 		errs = append(errs, r.Close(ctx))
-	}
-	for _, p := range d.pools {
-		p.Close()
-	}
-	for _, c := range d.rdbs {
-		errs = append(errs, c.Close())
 	}
 	for _, l := range []*fault.Link{d.pgLink, d.redisLink} {
 		if l != nil {

@@ -87,14 +87,14 @@ func (b *bencher) runOne(ctx context.Context, name string, seq int) (benchResult
 	if err != nil {
 		return benchResult{}, err
 	}
-	cl := client.New(client.Config{Routes: t.route, Policy: client.Policy{PerTry: b.o.timeout},
+	cl := client.New(client.Config{Routes: routeTo(t), Policy: client.Policy{PerTry: b.o.timeout},
 		Reuse: b.o.keepAlive, Seed: b.o.load.Seed, Since: clock.Now})
 	rep, err := load.Run(ctx, b.o.load, clock, sender(cl))
 	cl.Close()
-	if err := errors.Join(err, ctx.Err(), t.close()); err != nil {
+	if err := errors.Join(err, ctx.Err(), stopReplica(t)); err != nil {
 		return benchResult{}, err
 	}
-	attempts, hidden := scenarios.Merge(attemptsOf(rep), t.log.Entries())
+	attempts, hidden := scenarios.Merge(attemptsOf(rep), t.Entries())
 	truth, err := scenarios.GroundTruth(ctx, b.ctl, b.rdb, name, prefix)
 	if err != nil {
 		return benchResult{}, err
