@@ -9,6 +9,7 @@ require (
 	github.com/prometheus/client_golang v1.21.1
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/rs/zerolog v1.33.0
+	go.yaml.in/yaml/v3 v3.0.6
 )
 
 require (

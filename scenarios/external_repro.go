@@ -14,8 +14,8 @@ const LedgerURLEnv = "IDEMCHAOS_LEDGER_URL"
 // Repro is the one-line command that re-runs cell c against t.
 func (t External) Repro(c Cell) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "idemchaos run --target-url %s --ledger-url \"$%s\" --ledger-query %s --scenario %s --seed %d",
-		shellQuote(strings.Join(t.URLs, ",")), LedgerURLEnv, shellQuote(t.LedgerQuery), c.Scenario, c.Seed)
+	fmt.Fprintf(&b, "idemchaos run --target-url %s --ledger-url \"$%s\" --ledger-query %s %s --seed %d%s",
+		shellQuote(strings.Join(t.URLs, ",")), LedgerURLEnv, shellQuote(t.LedgerQuery), c.scenarioArg(), c.Seed, c.profileArg())
 	flag := func(name, value string) {
 		if value != "" {
 			fmt.Fprintf(&b, " --%s %s", name, shellQuote(value))
@@ -23,9 +23,6 @@ func (t External) Repro(c Cell) string {
 	}
 	if t.Name != DefaultExternalName {
 		flag("target-name", t.Name)
-	}
-	if c.Profile.Name != "" && c.Profile.Name != "ietf" {
-		flag("profile", c.Profile.Name)
 	}
 	if t.ClaimTimeout != DefaultClaimTimeout {
 		flag("claim-timeout", t.ClaimTimeout.String())

@@ -5,6 +5,7 @@ import (
 
 	"github.com/idemchaos/idemchaos/scenarios/check"
 	"github.com/idemchaos/idemchaos/sim/history"
+	"github.com/idemchaos/idemchaos/targets/api"
 )
 
 // Verdict of one cell.
@@ -40,13 +41,37 @@ type Result struct {
 	Repro       string          `json:"repro"`
 }
 
-// Repro is the one-line command that re-runs a cell.
+// Repro is the one-line command that re-runs a built-in cell.
 func Repro(strategy, scenario string, seed uint64, profile string) string {
-	s := fmt.Sprintf("idemchaos run --strategy %s --scenario %s --seed %d", strategy, scenario, seed)
-	if profile != "" && profile != "ietf" {
-		s += " --profile " + profile
+	return Cell{Strategy: strategy, Scenario: scenario, Seed: seed, Profile: api.Profile{Name: profile}}.Repro()
+}
+
+// Repro is the one-line command that re-runs the cell.
+func (c Cell) Repro() string {
+	if c.Target != nil {
+		return c.Target.Repro(c)
 	}
-	return s
+	return fmt.Sprintf("idemchaos run --strategy %s %s --seed %d%s", c.Strategy, c.scenarioArg(), c.Seed, c.profileArg())
+}
+
+// scenarioArg names the cell's scenario on a command line: its file when
+// it came from one.
+func (c Cell) scenarioArg() string {
+	if c.Custom != nil && c.Custom.File != "" {
+		return "--scenario-file " + shellQuote(c.Custom.File)
+	}
+	return "--scenario " + c.Scenario
+}
+
+// profileArg is the --profile flag a repro needs ("" for ietf).
+func (c Cell) profileArg() string {
+	switch {
+	case c.Profile.File != "":
+		return " --profile " + shellQuote(c.Profile.File)
+	case c.Profile.Name != "" && c.Profile.Name != api.IETF.Name:
+		return " --profile " + c.Profile.Name
+	}
+	return ""
 }
 
 // maxTimelines bounds the keys whose full story a result keeps.

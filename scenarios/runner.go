@@ -281,17 +281,15 @@ func Judge(rec Record) Result {
 	}
 	obs.History = check.Resolve(obs.History, obs.Ledger)
 	info, _ := strategy.Lookup(c.Strategy)
-	twoStores, expected, assume, repro := info.Redis, Expected(c.Strategy, sc.Name, c.Profile), sc.Assume, ""
+	twoStores, expected, assume := info.Redis, Expected(c.Strategy, sc.Name, c.Profile), sc.Assume
 	if c.Target != nil { // a user's service: must pass, judged on what the plan exercised
-		twoStores, expected, assume, repro = false, nil, assumeFromPlan(plan), c.Target.Repro(c)
-	} else {
-		repro = Repro(c.Strategy, sc.Name, c.Seed, c.Profile.Name)
+		twoStores, expected, assume = false, nil, assumeFromPlan(plan)
 	}
 	rep := check.Run(check.Input{History: obs.History, Ledger: obs.Ledger, Profile: c.Profile, TwoStores: twoStores})
 	res := Result{Strategy: c.Strategy, Scenario: sc.Name, Seed: c.Seed, Profile: c.Profile.Name, Replicas: c.Replicas,
 		Anomalies: rep.Counts, Overcharged: rep.Overcharged, Requests: len(obs.History.Attempts),
 		DurationMS: took.Milliseconds(), Expected: expected, Faults: len(plan.Faults()),
-		Findings: rep.Findings, Timelines: timelines(rep.Findings, obs), Repro: repro}
+		Findings: rep.Findings, Timelines: timelines(rep.Findings, obs), Repro: c.Repro()}
 	res.Assumptions = assumeGeneric(obs, hidden)
 	switch {
 	case len(res.Assumptions) > 0:

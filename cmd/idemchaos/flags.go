@@ -26,7 +26,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.redisURL, "redis-url", os.Getenv("IDEMCHAOS_REDIS_URL"), "use this Redis (redis://host:port/db) instead of starting one")
 	fs.StringVar(&c.postgresURL, "postgres-url", os.Getenv("IDEMCHAOS_POSTGRES_URL"), "use this Postgres (postgres://user@host:port/db, a role that may CREATE DATABASE)")
 	fs.BoolVar(&c.noDocker, "no-docker", false, "never try a Docker engine; start local binaries")
-	fs.StringVar(&c.profile, "profile", "ietf", "contract profile the target promises: "+strings.Join(api.ProfileNames(), ", "))
+	fs.StringVar(&c.profile, "profile", "ietf", "contract profile the target promises: "+strings.Join(api.ProfileNames(), ", ")+", or a profile file (examples/profile-custom.yaml)")
 	fs.StringVar(&c.jsonFile, "json", "", "write the canonical JSON results to FILE (- for stdout)")
 	fs.IntVar(&c.replicas, "replicas", 1, "target replicas, each behind its own proxy")
 	fs.StringVar(&c.out, "out", "", "save the run (plans, faults, histories, snapshots, results) in this new directory")
@@ -36,10 +36,22 @@ func (c *common) check() (api.Profile, error) {
 	if c.replicas < 1 || c.replicas > 16 {
 		return api.Profile{}, usageErrorf("--replicas %d: want 1 to 16", c.replicas)
 	}
-	p, err := api.ProfileByName(c.profile)
-	if err != nil {
+	return profileFlag(c.profile)
+}
+
+// profileFlag reads --profile: a built-in name, or a custom profile file.
+func profileFlag(value string) (api.Profile, error) {
+	p, err := api.ProfileByName(value)
+	if err == nil {
+		return p, nil
+	}
+	if !strings.ContainsAny(value, "/.") {
+		return p, usageErrorf("--profile: %v, or a profile file", err)
+	}
+	if p, err = api.LoadProfile(value); err != nil {
 		return p, usageErrorf("--profile: %v", err)
 	}
+	p.File = value
 	return p, nil
 }
 

@@ -21,7 +21,8 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var t targetFlags
 	t.register(fs)
 	sts := fs.String("strategies", "", "comma-separated strategies (default: all)")
-	scs := fs.String("scenarios", "", "comma-separated scenarios (default: all)")
+	scs := fs.String("scenarios", "", "comma-separated scenarios (default: all, or none with --scenario-file)")
+	scFile := fs.String("scenario-file", "", "add the scenario defined in this YAML file (see examples/)")
 	first := fs.Uint64("seed", 1, "first seed")
 	n := fs.Int("seeds", 1, "number of seeds per cell: seed, seed+1, ...")
 	quiet := fs.Bool("quiet", false, "no progress display")
@@ -33,18 +34,18 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	if t.set() {
-		return matrixTarget(ctx, c, t, *sts, *scs, *first, *n, *quiet, stdout, stderr)
-	}
-	strategies, err := splitList("strategies", *sts, strategy.Names())
-	if err != nil {
-		return err
-	}
-	scens, err := splitList("scenarios", *scs, scenarios.Names())
+	scens, err := matrixScenarios(*scs, *scFile)
 	if err != nil {
 		return err
 	}
 	seeds, err := seedList(*first, *n)
+	if err != nil {
+		return err
+	}
+	if t.set() {
+		return matrixTarget(ctx, c, t, *sts, crossCells(scens, seeds, profile), *quiet, stdout, stderr)
+	}
+	strategies, err := splitList("strategies", *sts, strategy.Names())
 	if err != nil {
 		return err
 	}
@@ -53,10 +54,9 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	var cells []scenarios.Cell
 	for _, st := range strategies {
-		for _, sc := range scens {
-			for _, seed := range seeds {
-				cells = append(cells, scenarios.Cell{Strategy: st, Scenario: sc, Seed: seed, Profile: profile, Replicas: c.replicas})
-			}
+		for _, cell := range crossCells(scens, seeds, profile) {
+			cell.Strategy, cell.Replicas = st, c.replicas
+			cells = append(cells, cell)
 		}
 	}
 	if err := prepareOut(c.out); err != nil {

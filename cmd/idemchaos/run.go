@@ -19,6 +19,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	t.register(fs)
 	st := fs.String("strategy", "", "strategy under test")
 	sc := fs.String("scenario", "", "scenario to run")
+	scFile := fs.String("scenario-file", "", "run the scenario defined in this YAML file instead (see examples/)")
 	seed := fs.Uint64("seed", 1, "root seed: the same seed gives the same plan and fault schedule")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -27,20 +28,18 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	cell, err := scenarioCell(*sc, *scFile)
+	if err != nil {
+		return err
+	}
+	cell.Seed, cell.Profile = *seed, profile
 	if t.set() {
 		if *st != "" {
 			return usageErrorf("--strategy and --target-url: give one (a built-in strategy, or your own service)")
 		}
-		if err := requireName("scenario", *sc, scenarios.Names()); err != nil {
-			return err
-		}
-		cells := []scenarios.Cell{{Scenario: *sc, Seed: *seed, Profile: profile}}
-		return runTarget(ctx, c, t, cells, "run", stdout, stderr, true)
+		return runTarget(ctx, c, t, []scenarios.Cell{cell}, "run", stdout, stderr, true)
 	}
 	if err := requireName("strategy", *st, strategy.Names()); err != nil {
-		return err
-	}
-	if err := requireName("scenario", *sc, scenarios.Names()); err != nil {
 		return err
 	}
 	if err := prepareOut(c.out); err != nil {
@@ -52,7 +51,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	defer s.close()
 	started := time.Now()
-	cell := scenarios.Cell{Strategy: *st, Scenario: *sc, Seed: *seed, Profile: profile, Replicas: c.replicas}
+	cell.Strategy, cell.Replicas = *st, c.replicas
 	res, rec, err := runCell(ctx, s.runners[0], cell, c.out)
 	if err != nil {
 		return envError(err)

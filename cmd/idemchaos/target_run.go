@@ -107,28 +107,10 @@ func targetExit(rs []scenarios.Result) int {
 }
 
 // matrixTarget runs every asked scenario and seed against a user's service.
-func matrixTarget(ctx context.Context, c common, t targetFlags, sts, scs string, first uint64, n int, quiet bool,
+func matrixTarget(ctx context.Context, c common, t targetFlags, sts string, cells []scenarios.Cell, quiet bool,
 	stdout, stderr io.Writer) error {
 	if sts != "" {
 		return usageErrorf("--strategies and --target-url: give one (built-in strategies, or your own service)")
-	}
-	profile, err := c.check()
-	if err != nil {
-		return err
-	}
-	scens, err := splitList("scenarios", scs, scenarios.Names())
-	if err != nil {
-		return err
-	}
-	seeds, err := seedList(first, n)
-	if err != nil {
-		return err
-	}
-	var cells []scenarios.Cell
-	for _, sc := range scens {
-		for _, seed := range seeds {
-			cells = append(cells, scenarios.Cell{Scenario: sc, Seed: seed, Profile: profile})
-		}
 	}
 	return runTarget(ctx, c, t, cells, "matrix", stdout, stderr, quiet)
 }

@@ -21,6 +21,8 @@ type Profile struct {
 	ReplayHeader string `json:"replay_header,omitempty"`
 	// ReplayErrors allows a 5xx to be replayed for a key whose work committed nothing.
 	ReplayErrors bool `json:"replay_errors"`
+	// File is where a custom profile was read from (empty: built in).
+	File string `json:"file,omitempty"`
 }
 
 // IETF follows draft-ietf-httpapi-idempotency-key-header plus "never cache a 5xx".

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/targets/api"
+)
+
+// scenarioCell resolves --scenario NAME or --scenario-file FILE (one of
+// them) into the scenario fields of a cell.
+func scenarioCell(name, file string) (scenarios.Cell, error) {
+	switch {
+	case name != "" && file != "":
+		return scenarios.Cell{}, usageErrorf("--scenario and --scenario-file: give one")
+	case file != "":
+		return fileCell(file)
+	}
+	if err := requireName("scenario", name, scenarios.Names()); err != nil {
+		return scenarios.Cell{}, err
+	}
+	return scenarios.Cell{Scenario: name}, nil
+}
+
+// fileCell reads a scenario file; a bad file is a usage error naming the field.
+func fileCell(file string) (scenarios.Cell, error) {
+	spec, err := scenarios.LoadSpec(file)
+	if err != nil {
+		return scenarios.Cell{}, usageErrorf("%v", err)
+	}
+	return scenarios.Cell{Scenario: spec.Name, Custom: &spec}, nil
+}
+
+// matrixScenarios is the scenario list of a matrix: the named ones (all
+// when neither flag is given) and the file's.
+func matrixScenarios(names, file string) ([]scenarios.Cell, error) {
+	var out []scenarios.Cell
+	if names != "" || file == "" {
+		list, err := splitList("scenarios", names, scenarios.Names())
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range list {
+			out = append(out, scenarios.Cell{Scenario: n})
+		}
+	}
+	if file != "" {
+		c, err := fileCell(file)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// crossCells is every scenario with every seed.
+func crossCells(scens []scenarios.Cell, seeds []uint64, profile api.Profile) []scenarios.Cell {
+	var out []scenarios.Cell
+	for _, sc := range scens {
+		for _, seed := range seeds {
+			sc.Seed, sc.Profile = seed, profile
+			out = append(out, sc)
+		}
+	}
+	return out
+}

@@ -1,0 +1,178 @@
+package scenarios
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/idemchaos/idemchaos/sim/fault"
+	"github.com/idemchaos/idemchaos/sim/workload"
+	"github.com/idemchaos/idemchaos/targets/failpoint"
+)
+
+// faultKind says what a kind of fault takes.
+type faultKind struct {
+	inTarget bool // fired inside the target at a failpoint
+	duration bool // needs a duration
+}
+
+var faultKinds = map[string]faultKind{
+	FaultDropResponse: {},
+	FaultDelay:        {inTarget: true, duration: true},
+	FaultPGCut:        {inTarget: true},
+	FaultRedisCut:     {inTarget: true},
+	FaultPGLatency:    {inTarget: true, duration: true},
+}
+
+// FaultKinds lists the fault kinds of a scenario file.
+func FaultKinds() []string {
+	return []string{FaultDropResponse, FaultDelay, FaultPGCut, FaultRedisCut, FaultPGLatency}
+}
+
+// slot is where a try holds a fault: its client-side route, or its one
+// in-target injection.
+type slot struct {
+	client bool
+	try    int
+}
+
+func (s slot) String() string {
+	if s.client {
+		return fmt.Sprintf("the client's link of try %d", s.try)
+	}
+	return fmt.Sprintf("the in-target injections of try %d", s.try)
+}
+
+// slots are the slots the fault takes on the tries it hits.
+func (f SpecFault) slots() []slot {
+	var out []slot
+	if f.Kind == FaultDropResponse || f.DropResponse {
+		out = append(out, slot{client: true, try: f.Try})
+	}
+	if faultKinds[f.Kind].inTarget {
+		out = append(out, slot{try: f.Try})
+	}
+	return out
+}
+
+// inject is the fault as a planned injection ("ACTION[:DURATION]@POINT"); "" for a client-side one.
+func (f SpecFault) inject() string {
+	if !faultKinds[f.Kind].inTarget {
+		return ""
+	}
+	if f.Duration > 0 {
+		return fmt.Sprintf("%s:%s@%s", f.Kind, f.Duration, f.At)
+	}
+	return f.Kind + "@" + f.At
+}
+
+func (s Spec) validateFaults() error {
+	if len(s.Faults) > specMaxFaults {
+		return fieldErr("faults", "%d faults; at most %d", len(s.Faults), specMaxFaults)
+	}
+	used := map[slot]float64{}
+	for i, f := range s.Faults {
+		path := fmt.Sprintf("faults[%d]", i)
+		if err := f.validate(path, s.Retries.MaxTries); err != nil {
+			return err
+		}
+		for _, sl := range f.slots() {
+			if used[sl] += f.Share; used[sl] > 1+1e-9 {
+				return fieldErr(path+".share", "the shares of the faults on %s add up to %g; at most 1", sl, used[sl])
+			}
+		}
+	}
+	return nil
+}
+
+func (f SpecFault) validate(path string, maxTries int) error {
+	kind, ok := faultKinds[f.Kind]
+	if !ok {
+		return fieldErr(path+".kind", "%q is not one of %s", specClip(f.Kind, 40), strings.Join(FaultKinds(), ", "))
+	}
+	if err := f.validateWhere(path, kind); err != nil {
+		return err
+	}
+	if err := shareIn(path+".share", f.Share, false); err != nil {
+		return err
+	}
+	if f.Try < 1 || f.Try > maxTries {
+		return fieldErr(path+".try", "%d is not in 1..%d (retries.max_tries)", f.Try, maxTries)
+	}
+	if _, err := parseInjection(f.inject()); kind.inTarget && err != nil {
+		return fieldErr(path, "%v", err)
+	}
+	return nil
+}
+
+// validateWhere checks at, duration and drop_response against the kind.
+func (f SpecFault) validateWhere(path string, kind faultKind) error {
+	switch {
+	case !kind.inTarget && f.At != "":
+		return fieldErr(path+".at", "%s happens on the client's link and takes no failpoint", f.Kind)
+	case !kind.inTarget && f.DropResponse:
+		return fieldErr(path+".drop_response", "%s drops the response already", f.Kind)
+	case kind.inTarget && f.At == "":
+		return fieldErr(path+".at", "missing; %s fires at one of %s", f.Kind, pointNames())
+	case kind.duration:
+		if err := durIn(path+".duration", f.Duration, specMaxInjection, false); err != nil {
+			return fieldErr(path+".duration", "%s needs a duration in (0s, %s], got %s", f.Kind, fmtDur(specMaxInjection), f.Duration)
+		}
+	case f.Duration != 0:
+		return fieldErr(path+".duration", "%s takes no duration", f.Kind)
+	}
+	if _, err := failpoint.ParsePoint(f.At); kind.inTarget && err != nil {
+		return fieldErr(path+".at", "%q is not one of %s", specClip(f.At, 40), pointNames())
+	}
+	return nil
+}
+
+func pointNames() string {
+	var names []string
+	for _, p := range failpoint.Points() {
+		names = append(names, string(p))
+	}
+	return strings.Join(names, ", ")
+}
+
+// placeFaults puts each fault, in list order, on round(share × n) of the n
+// requests that have its try, picked from the seed among those whose slots
+// for that try are still free.
+func (s Spec) placeFaults(plan *workload.Plan, rng *rand.Rand) {
+	for _, f := range s.Faults {
+		eligible := 0
+		var free []int
+		for i, op := range plan.Ops {
+			if op.MaxTries < f.Try {
+				continue
+			}
+			eligible++
+			if f.fits(op.Tries[f.Try-1]) {
+				free = append(free, i)
+			}
+		}
+		n := min(specCount(f.Share, eligible), len(free))
+		for _, j := range rng.Perm(len(free))[:n] {
+			f.apply(&plan.Ops[free[j]].Tries[f.Try-1])
+		}
+	}
+}
+
+// fits reports whether the try has room for the fault.
+func (f SpecFault) fits(t workload.Try) bool {
+	for _, sl := range f.slots() {
+		if sl.client && t.Fault != "" || !sl.client && t.Inject != "" {
+			return false
+		}
+	}
+	return true
+}
+
+func (f SpecFault) apply(t *workload.Try) {
+	if f.Kind == FaultDropResponse || f.DropResponse {
+		t.Fault = string(fault.DropResponse)
+	}
+	if in := f.inject(); in != "" {
+		t.Inject = in
+	}
+}

@@ -1,0 +1,102 @@
+package scenarios
+
+import (
+	"fmt"
+	"time"
+)
+
+// SpecAccounts are the accounts opened before the run.
+type SpecAccounts struct {
+	Count   int   `json:"count" yaml:"count" default:"4"`
+	Opening int64 `json:"opening" yaml:"opening" default:"1000000"` // minor units
+}
+
+// SpecTraffic is the shape of the requests.
+type SpecTraffic struct {
+	// Keys is the number of logical payments, each with its own key.
+	Keys int `json:"keys" yaml:"keys" default:"10"`
+	// Duplicates is how many more requests send each key again.
+	Duplicates int `json:"duplicates" yaml:"duplicates"`
+	// Together releases the requests of a key at once through a barrier;
+	// otherwise each duplicate starts when the previous request finished.
+	Together bool `json:"together" yaml:"together"`
+	// Spread is the start window: each key starts at an offset drawn in [0, Spread).
+	Spread Duration   `json:"spread" yaml:"spread" default:"0s"`
+	Amount SpecAmount `json:"amount" yaml:"amount"`
+	// ChangedAmount is the share of duplicates sent with another amount.
+	ChangedAmount float64 `json:"changed_amount" yaml:"changed_amount"`
+	// WithoutKey is the share of payments sent once, without a key.
+	WithoutKey float64 `json:"without_key" yaml:"without_key"`
+}
+
+// SpecAmount is the range amounts are drawn from, in minor units.
+type SpecAmount struct {
+	Min int64 `json:"min" yaml:"min" default:"100"`
+	Max int64 `json:"max" yaml:"max" default:"2000"`
+}
+
+// SpecRetries is the client's retry policy.
+type SpecRetries struct {
+	MaxTries      int      `json:"max_tries" yaml:"max_tries" default:"3"`
+	PerTryTimeout Duration `json:"per_try_timeout" yaml:"per_try_timeout" default:"2s"`
+	Backoff       Duration `json:"backoff" yaml:"backoff" default:"20ms"`
+	MaxBackoff    Duration `json:"max_backoff" yaml:"max_backoff" default:"200ms"`
+}
+
+// SpecTarget is what the scenario needs of the target.
+type SpecTarget struct {
+	Replicas int      `json:"replicas" yaml:"replicas" default:"1"`
+	ClaimTTL Duration `json:"claim_ttl" yaml:"claim_ttl" default:"5s"`
+	KeyTTL   Duration `json:"key_ttl" yaml:"key_ttl" default:"24h"`
+}
+
+// The fault kinds of a spec.
+const (
+	FaultDropResponse = "drop-response" // client side: the response is lost after the server answered
+	FaultDelay        = "delay"         // in the target: the request waits at the failpoint
+	FaultPGCut        = "pg-cut"        // in the target: the app-to-Postgres link is cut
+	FaultRedisCut     = "redis-cut"     // in the target: the app-to-Redis link is cut
+	FaultPGLatency    = "pg-latency"    // in the target: latency on the app-to-Postgres link
+)
+
+// SpecFault places one fault on a share of the requests.
+type SpecFault struct {
+	Kind string `json:"kind" yaml:"kind"`
+	// At is the failpoint of an in-target fault.
+	At string `json:"at,omitempty" yaml:"at"`
+	// Duration is the length of a delay or of pg-latency.
+	Duration Duration `json:"duration,omitempty" yaml:"duration" default:"0s"`
+	// Share is the share of the requests whose try Try meets the fault.
+	Share float64 `json:"share" yaml:"share" default:"1"`
+	Try   int     `json:"try" yaml:"try" default:"1"`
+	// DropResponse also drops the response of the tries an in-target fault hits.
+	DropResponse bool `json:"drop_response,omitempty" yaml:"drop_response"`
+}
+
+// Duration is a time.Duration written as a Go duration string ("250ms").
+type Duration time.Duration
+
+// D is the duration as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// MarshalText writes the duration as "250ms".
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalText reads a Go duration string.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("want a duration such as \"500ms\", got %q", specClip(string(b), 40))
+	}
+	*d = Duration(v)
+	return nil
+}
+
+func specClip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
+}

@@ -1,0 +1,114 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+)
+
+// profileFile is a custom profile as written in a file (YAML or JSON).
+// Statuses left out keep the ietf value.
+type profileFile struct {
+	Name         string `yaml:"name"`
+	MissingKey   int    `yaml:"missing_key" default:"400"`
+	InFlight     int    `yaml:"in_flight" default:"409"`
+	Mismatch     int    `yaml:"mismatch" default:"422"`
+	ReplayHeader string `yaml:"replay_header"`
+	ReplayErrors bool   `yaml:"replay_errors"`
+}
+
+// ParseProfile reads a custom profile from YAML or JSON. Decoding is strict
+// (see DecodeStrictYAML) and the profile is validated; every error is one
+// line naming the field.
+func ParseProfile(data []byte) (Profile, error) { return parseProfile(data, "") }
+
+// LoadProfile reads a custom profile from the file at path; the profile
+// remembers the path (File).
+func LoadProfile(path string) (Profile, error) {
+	data, err := ReadFileLimited(path)
+	if err != nil {
+		return Profile{}, fmt.Errorf("profile file %s: %w", path, err)
+	}
+	return parseProfile(data, path)
+}
+
+func parseProfile(data []byte, path string) (Profile, error) {
+	var f profileFile
+	err := DecodeStrictYAML(data, &f)
+	var p Profile
+	if err == nil {
+		p = f.profile()
+		err = ValidateProfile(p)
+	}
+	if err != nil {
+		if path == "" {
+			return Profile{}, fmt.Errorf("profile file: %w", err)
+		}
+		return Profile{}, fmt.Errorf("profile file %s: %w", path, err)
+	}
+	p.File = path
+	return p, nil
+}
+
+func (f profileFile) profile() Profile {
+	return Profile{Name: f.Name, MissingKey: f.MissingKey, InFlight: f.InFlight, Mismatch: f.Mismatch,
+		ReplayHeader: http.CanonicalHeaderKey(f.ReplayHeader), ReplayErrors: f.ReplayErrors}
+}
+
+var profileName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
+
+// ValidateProfile checks a custom profile: a name of its own and statuses
+// the targets can answer. The error names the field, in the file's terms.
+func ValidateProfile(p Profile) error {
+	switch {
+	case !profileName.MatchString(p.Name):
+		return fmt.Errorf("name: %q must be 1 to 64 of a-z, 0-9 and '-', starting with a letter or digit", p.Name)
+	case profiles[p.Name].Name != "":
+		return fmt.Errorf("name: %q is a built-in profile; choose another name", p.Name)
+	}
+	if err := status4xx("missing_key", p.MissingKey, true); err != nil {
+		return err
+	}
+	if err := status4xx("in_flight", p.InFlight, false); err != nil {
+		return err
+	}
+	if err := status4xx("mismatch", p.Mismatch, false); err != nil {
+		return err
+	}
+	return replayHeader(p.ReplayHeader)
+}
+
+// status4xx checks a refusal status; zeroAllowed: 0 means "not refused".
+func status4xx(field string, status int, zeroAllowed bool) error {
+	switch {
+	case status == 0 && zeroAllowed:
+		return nil
+	case status == 0:
+		return fmt.Errorf("%s: 0 is not allowed here; want a 4xx status", field)
+	case status < 400 || status > 499:
+		if zeroAllowed {
+			return fmt.Errorf("%s: %d is not a 4xx status (or 0: allowed)", field, status)
+		}
+		return fmt.Errorf("%s: %d is not a 4xx status", field, status)
+	case status == http.StatusPaymentRequired || status == http.StatusNotFound:
+		return fmt.Errorf("%s: %d is taken: the targets answer it for insufficient funds or an unknown account", field, status)
+	}
+	return nil
+}
+
+// replayHeader accepts no header or the one the targets send on a replay:
+// the client looks for no other, so any other name would flag every replay.
+func replayHeader(h string) error {
+	if h == "" || strings.EqualFold(h, HeaderReplayed) {
+		return nil
+	}
+	return fmt.Errorf("replay_header: %q is not sent by the targets; want %q or none", truncate(h, 40), HeaderReplayed)
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
+}

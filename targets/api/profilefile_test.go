@@ -1,0 +1,122 @@
+package api
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseProfileYAMLAndJSON(t *testing.T) {
+	y, err := ParseProfile([]byte("name: acme\nmissing_key: 428\nreplay_header: idempotent-replayed\nreplay_errors: true\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Profile{Name: "acme", MissingKey: 428, InFlight: 409, Mismatch: 422, ReplayHeader: HeaderReplayed, ReplayErrors: true}
+	if y != want {
+		t.Fatalf("yaml: %+v; want %+v", y, want)
+	}
+	j, err := ParseProfile([]byte(`{"name": "acme", "missing_key": 428, "replay_header": "Idempotent-Replayed", "replay_errors": true}`))
+	if err != nil || j != want {
+		t.Fatalf("json: %+v, %v", j, err)
+	}
+	allowed, err := ParseProfile([]byte("name: lenient\nmissing_key: 0\n"))
+	if err != nil || allowed.MissingKey != 0 || allowed.InFlight != 409 || allowed.Mismatch != 422 {
+		t.Fatalf("missing_key 0: %+v, %v", allowed, err)
+	}
+}
+
+func TestParseProfileRejects(t *testing.T) {
+	cases := []struct{ name, in, want string }{
+		{"unknown field", "name: a\nin_flite: 409\n", "in_flite: unknown field (known: name, missing_key, in_flight, mismatch, replay_header, replay_errors) (line 2)"},
+		{"unknown json field", `{"name": "a", "mismatch_status": 422}`, "mismatch_status: unknown field"},
+		{"string status", "name: a\nmismatch: unprocessable\n", `mismatch: want an integer, got "unprocessable" (line 2)`},
+		{"quoted status", "name: a\nin_flight: \"409\"\n", `in_flight: want an integer, got "409"`},
+		{"bool as string", "name: a\nreplay_errors: \"true\"\n", "replay_errors: want true or false"},
+		{"list name", "name: [a]\n", "name: want a string, got a list"},
+		{"status 2xx", "name: a\nin_flight: 200\n", "in_flight: 200 is not a 4xx status"},
+		{"status 5xx", "name: a\nmissing_key: 503\n", "missing_key: 503 is not a 4xx status (or 0: allowed)"},
+		{"zero in flight", "name: a\nin_flight: 0\n", "in_flight: 0 is not allowed here; want a 4xx status"},
+		{"zero mismatch", "name: a\nmismatch: 0\n", "mismatch: 0 is not allowed here"},
+		{"taken status", "name: a\nmismatch: 402\n", "mismatch: 402 is taken"},
+		{"no name", "missing_key: 0\n", `name: "" must be 1 to 64`},
+		{"shadows ietf", "name: ietf\n", `name: "ietf" is a built-in profile`},
+		{"shadows stripe", `{"name": "stripe"}`, `name: "stripe" is a built-in profile`},
+		{"bad name", "name: Acme Payments\n", `name: "Acme Payments" must be`},
+		{"other replay header", "name: a\nreplay_header: X-Replayed\n", `replay_header: "X-Replayed" is not sent by the targets`},
+		{"yaml syntax", "name: a\nmismatch: [422\n", "profile file: line 2: did not find expected ',' or ']'"},
+		{"json syntax", "{\"name\": \"a\",\n\"mismatch\": 422,,}", "profile file: line 2"},
+		{"repeated", "name: a\nname: b\n", "name: given twice (lines 1 and 2)"},
+		{"empty", "  \n# nothing\n", "profile file: the file is empty"},
+		{"scalar", "acme\n", `top level: want a mapping of fields, got "acme" (line 1)`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseProfile([]byte(c.in))
+			if err == nil {
+				t.Fatalf("accepted %q", c.in)
+			}
+			msg := err.Error()
+			if !strings.HasPrefix(msg, "profile file: ") || !strings.Contains(msg, c.want) || strings.ContainsAny(msg, "\n\r") {
+				t.Fatalf("error %q; want one line containing %q", msg, c.want)
+			}
+		})
+	}
+}
+
+func TestLoadProfile(t *testing.T) {
+	for _, path := range []string{"../../examples/profile-custom.yaml", "../../examples/profile-custom.json"} {
+		p, err := LoadProfile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ValidateProfile(p); err != nil || p.File != path {
+			t.Fatalf("%+v: %v", p, err)
+		}
+	}
+	_, err := LoadProfile("testdata/profilefile/bad-status.yaml")
+	want := "profile file testdata/profilefile/bad-status.yaml: in_flight: 200 is not a 4xx status"
+	if err == nil || err.Error() != want {
+		t.Fatalf("error %v; want %s", err, want)
+	}
+	_, err = LoadProfile("testdata/profilefile/absent.yaml")
+	if err == nil || err.Error() != "profile file testdata/profilefile/absent.yaml: no such file or directory" {
+		t.Fatalf("error %v", err)
+	}
+}
+
+func TestDecodeStrictYAMLBounds(t *testing.T) {
+	var f profileFile
+	big := "name: a\ndoc: " + strings.Repeat("x", MaxFileBytes) + "\n"
+	if err := DecodeStrictYAML([]byte(big), &f); err == nil || !strings.Contains(err.Error(), "at most 1048576") {
+		t.Fatalf("big file: %v", err)
+	}
+	if err := DecodeStrictYAML([]byte("name: a\n"), f); err == nil {
+		t.Fatal("accepted a non-pointer")
+	}
+	weird := "name: a\n\"odd\\nkey\": 1\n"
+	if err := DecodeStrictYAML([]byte(weird), &f); err == nil || !strings.HasPrefix(err.Error(), `"odd\nkey": unknown field`) {
+		t.Fatalf("odd key: %v", err)
+	}
+}
+
+// TestSyntaxErrorLines: parser, scanner and reader errors all name the line
+// of the problem, counted from 1.
+func TestSyntaxErrorLines(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"name: a\nmismatch: [422\n", "line 2: did not find expected ',' or ']'"},
+		{"{\"name\": \"a\",\n\"mismatch\": 422,,}", "line 2: did not find expected node content"},
+		{"name: a\nmismatch: 422\n bad: 1\n", "line 3: mapping values are not allowed in this context"},
+		{"name: a\nreplay:\n  x: 1\n y: 2\n", "line 4: did not find expected key"},
+		{"name: a\n\tmismatch: 422\n", "line 2: found a tab character that violates indentation"},
+		{"name: a\nmismatch: 4: 2\n", "line 2: mapping values are not allowed in this context"},
+		{"name: a\nmismatch: 422\nreplay_header: \"x\xff\"\n", "line 3: invalid leading UTF-8 octet"},
+		{"name: a\nmismatch: 422\nreplay_header: \"x\x01\"\n", "line 3: control characters are not allowed"},
+		{"name: a\n\nmismatch: *nothing\n", "line 3: unknown anchor 'nothing' referenced"},
+		{"name: [a,,]", "line 1: did not find expected node content"},
+	}
+	for _, c := range cases {
+		_, err := ParseProfile([]byte(c.in))
+		if err == nil || err.Error() != "profile file: "+c.want {
+			t.Errorf("%q: error %v; want %s", c.in, err, c.want)
+		}
+	}
+}
