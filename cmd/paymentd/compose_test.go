@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // repoRoot is where docker-compose.yml lives, seen from this package.
@@ -31,20 +33,23 @@ type composeFile struct {
 	} `json:"services"`
 }
 
-// loadCompose parses docker-compose.yml with PyYAML (the module has no YAML
-// dependency, and Docker is no part of the core suite): skipped without it.
+// loadCompose parses docker-compose.yml (YAML, read as JSON-shaped data).
 func loadCompose(t *testing.T) composeFile {
 	t.Helper()
-	const script = "import json, sys, yaml; json.dump(yaml.safe_load(open(sys.argv[1])), sys.stdout)"
-	if err := exec.Command("python3", "-c", "import yaml").Run(); err != nil {
-		t.Skip("skipping the docker-compose.yml parse: needs python3 with PyYAML (apt-get install -y python3-yaml)")
-	}
-	out, err := exec.Command("python3", "-c", script, filepath.Join(repoRoot, "docker-compose.yml")).Output()
+	data, err := os.ReadFile(filepath.Join(repoRoot, "docker-compose.yml"))
 	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]any
+	if err := yaml.Unmarshal(data, &raw); err != nil {
 		t.Fatalf("docker-compose.yml is not valid YAML: %v", err)
 	}
+	js, err := json.Marshal(raw)
+	if err != nil {
+		t.Fatalf("docker-compose.yml: %v", err)
+	}
 	var f composeFile
-	if err := json.Unmarshal(out, &f); err != nil {
+	if err := json.Unmarshal(js, &f); err != nil {
 		t.Fatalf("docker-compose.yml: %v", err)
 	}
 	return f
