@@ -3,49 +3,363 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
 
 // TestInterruptLeavesNothingBehind sends Ctrl-C while the CLI provisions its
-// own stores and while a matrix runs: it must exit 130 and leave no process
-// and no data directory behind.
+// own stores and while a matrix runs: it must exit 130 and leave no process,
+// listening port or data directory behind.
 func TestInterruptLeavesNothingBehind(t *testing.T) {
 	for name, when := range map[string]string{"during-initdb": "initdb ", "mid-matrix": "] "} {
 		t.Run(name, func(t *testing.T) {
-			base := traversableTempDir(t)
-			cmd := exec.Command(binary, "matrix", "--no-docker", "--seeds", "50")
-			cmd.Env = append(os.Environ(), "TMPDIR="+base, "IDEMCHAOS_REDIS_URL=", "IDEMCHAOS_POSTGRES_URL=")
-			stderr, err := cmd.StderrPipe()
-			if err != nil {
-				t.Fatal(err)
+			t.Parallel()
+			p := startCLI(t, traversableTempDir(t), "matrix", "--no-docker", "--strategies", "pg-tx", "--scenarios", "dropped-response", "--seeds", "50")
+			if !p.stderr.waitFor(when, 60*time.Second, p.done) {
+				t.Fatalf("no %q on stderr within 60s:\n%s", when, p.stderr.text())
 			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
+			p.signal(t, syscall.SIGINT)
+			if code := p.wait(t, 60*time.Second); code != exitInterrupted {
+				t.Fatalf("exit %d; want %d\n%s", code, exitInterrupted, p.stderr.text())
 			}
-			waitForLine(t, stderr, when)
-			_ = cmd.Process.Signal(syscall.SIGINT)
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case err := <-done:
-				if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitInterrupted {
-					t.Fatalf("exit: %v; want %d", err, exitInterrupted)
-				}
-			case <-time.After(60 * time.Second):
-				_ = cmd.Process.Kill()
-				t.Fatal("the CLI did not stop within 60s of Ctrl-C")
-			}
-			assertNothingLeft(t, base)
+			assertNothingLeft(t, p)
 		})
 	}
 }
 
+// cliProc is the built CLI running in the background with its own temp dir
+// (TMPDIR) and its own stores, watched while it runs.
+type cliProc struct {
+	cmd    *exec.Cmd
+	base   string // the CLI's TMPDIR: every data dir it makes is in it
+	stderr *lineLog
+	stdout bytes.Buffer
+	tree   *procTree
+	done   chan struct{}
+}
+
+// localStores makes the CLI start its own Redis and Postgres.
+var localStores = []string{"IDEMCHAOS_REDIS_URL=", "IDEMCHAOS_POSTGRES_URL="}
+
+// startCLI starts the binary with its own stores and TMPDIR=base.
+func startCLI(t *testing.T, base string, args ...string) *cliProc {
+	t.Helper()
+	return startCLIEnv(t, base, localStores, args...)
+}
+
+// startCLIEnv starts the binary with env added and TMPDIR=base.
+func startCLIEnv(t *testing.T, base string, env []string, args ...string) *cliProc {
+	t.Helper()
+	p := &cliProc{base: base, stderr: &lineLog{}, done: make(chan struct{})}
+	p.cmd = exec.Command(binary, args...)
+	p.cmd.Env = append(append(os.Environ(), env...), "TMPDIR="+base)
+	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, p.stderr
+	p.cmd.WaitDelay = 10 * time.Second
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p.tree = watchTree(p.cmd.Process.Pid, p.done)
+	go func() {
+		_ = p.cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	})
+	return p
+}
+
+// signal sends sig; false when the CLI had already exited.
+func (p *cliProc) signal(t *testing.T, sig syscall.Signal) bool {
+	t.Helper()
+	err := p.cmd.Process.Signal(sig)
+	if errors.Is(err, os.ErrProcessDone) {
+		return false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return true
+}
+
+// wait waits up to d for the CLI to exit and returns its exit code (-1 when
+// a signal killed it).
+func (p *cliProc) wait(t *testing.T, d time.Duration) int {
+	t.Helper()
+	select {
+	case <-p.done:
+		return p.cmd.ProcessState.ExitCode()
+	case <-time.After(d):
+		t.Fatalf("the CLI did not exit within %s; stderr:\n%s", d, p.stderr.text())
+		return 0
+	}
+}
+
+// killedBy reports whether sig ended the exited CLI.
+func (p *cliProc) killedBy(sig syscall.Signal) bool {
+	ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == sig
+}
+
+// lineLog collects what the CLI writes, by line.
+type lineLog struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	first time.Time // when the first line ended
+}
+
+func (l *lineLog) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.first.IsZero() && bytes.IndexByte(b, '\n') >= 0 {
+		l.first = time.Now()
+	}
+	return l.buf.Write(b)
+}
+
+func (l *lineLog) text() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+// waitFor waits up to d for a line containing marker; false if the CLI
+// exited (done) or d passed first.
+func (l *lineLog) waitFor(marker string, d time.Duration, done <-chan struct{}) bool {
+	deadline := time.After(d)
+	for {
+		if strings.Contains(l.text(), marker) {
+			return true
+		}
+		select {
+		case <-done:
+			return strings.Contains(l.text(), marker)
+		case <-deadline:
+			return false
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// firstLine waits for the first complete line and returns when it came.
+func (l *lineLog) firstLine(t *testing.T, done <-chan struct{}) time.Time {
+	t.Helper()
+	if !l.waitFor("\n", 30*time.Second, done) {
+		t.Fatalf("no output within 30s: %q", l.text())
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.first
+}
+
+// procID names a process across pid reuse.
+type procID struct {
+	pid   int
+	start string // starttime, field 22 of /proc/PID/stat
+}
+
+// procTree records every descendant of a process seen while it runs: once
+// it exits, its orphans are re-parented and can no longer be found by
+// ancestry.
+type procTree struct {
+	mu   sync.Mutex
+	seen map[procID]string // -> command line
+}
+
+func watchTree(root int, done <-chan struct{}) *procTree {
+	pt := &procTree{seen: map[procID]string{}}
+	go func() {
+		tick := time.NewTicker(40 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			pt.scan(root)
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return pt
+}
+
+func (pt *procTree) scan(root int) {
+	children := map[int][]int{}
+	ids := map[int]procID{}
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		pid, _ := strconv.Atoi(filepath.Base(d))
+		ppid, start, state, ok := readStat(pid)
+		if !ok || state == "Z" {
+			continue
+		}
+		children[ppid] = append(children[ppid], pid)
+		ids[pid] = procID{pid, start}
+	}
+	pt.mu.Lock()
+	defer pt.mu.Unlock()
+	for queue := children[root]; len(queue) > 0; queue = queue[1:] {
+		pid := queue[0]
+		if _, ok := pt.seen[ids[pid]]; !ok {
+			pt.seen[ids[pid]] = cmdline(pid)
+		}
+		queue = append(queue, children[pid]...)
+	}
+}
+
+// alive lists the recorded descendants still running (zombies excluded).
+func (pt *procTree) alive() []string {
+	pt.mu.Lock()
+	defer pt.mu.Unlock()
+	var out []string
+	for id, cmd := range pt.seen {
+		if _, start, state, ok := readStat(id.pid); ok && start == id.start && state != "Z" {
+			out = append(out, strconv.Itoa(id.pid)+":"+cmd)
+		}
+	}
+	return out
+}
+
+func (pt *procTree) count() int {
+	pt.mu.Lock()
+	defer pt.mu.Unlock()
+	return len(pt.seen)
+}
+
+// readStat reads a process's parent, start time and state.
+func readStat(pid int) (ppid int, start, state string, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, "", "", false
+	}
+	i := bytes.LastIndexByte(b, ')') // the command name may hold spaces and parentheses
+	if i < 0 {
+		return 0, "", "", false
+	}
+	f := strings.Fields(string(b[i+1:])) // f[0] is field 3 (state)
+	if len(f) < 20 {
+		return 0, "", "", false
+	}
+	ppid, _ = strconv.Atoi(f[1])
+	return ppid, f[19], f[0], true
+}
+
+func cmdline(pid int) string {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	return strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " "))
+}
+
+// processesMentioning lists live processes whose command line holds s.
+func processesMentioning(s string) []string {
+	var out []string
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		pid, _ := strconv.Atoi(filepath.Base(d))
+		cmd := cmdline(pid)
+		if !strings.Contains(cmd, s) {
+			continue
+		}
+		if _, _, state, ok := readStat(pid); ok && state != "Z" {
+			out = append(out, strconv.Itoa(pid)+":"+cmd)
+		}
+	}
+	return out
+}
+
+// startedOn matches the line the CLI logs when it starts a store.
+var startedOn = regexp.MustCompile(`starting (?:redis|postgres) [^\n]*?on 127\.0\.0\.1:(\d+)`)
+
+// ports lists the ports of the stores the CLI started (not those it was given).
+func (p *cliProc) ports() []int {
+	var out []int
+	for _, m := range startedOn.FindAllStringSubmatch(p.stderr.text(), -1) {
+		if n, err := strconv.Atoi(m[1]); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// listening lists which of ports some socket listens on.
+func listening(ports []int) []int {
+	want := map[int]bool{}
+	for _, p := range ports {
+		want[p] = true
+	}
+	var out []int
+	for _, file := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		f, err := os.Open(file)
+		if err != nil {
+			continue
+		}
+		out = append(out, listeningIn(f, want)...)
+		f.Close()
+	}
+	return out
+}
+
+func listeningIn(r io.Reader, want map[int]bool) []int {
+	var out []int
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text()) // sl local_address rem_address st ...
+		if len(f) < 4 || f[3] != "0A" {
+			continue
+		}
+		_, hexPort, _ := strings.Cut(f[1], ":")
+		port, err := strconv.ParseInt(hexPort, 16, 32)
+		if err == nil && want[int(port)] {
+			out = append(out, int(port))
+		}
+	}
+	return out
+}
+
+// leftovers is what the exited CLI left running or on disk.
+func (p *cliProc) leftovers() []string {
+	var out []string
+	out = append(out, p.tree.alive()...)
+	out = append(out, processesMentioning(p.base)...)
+	for _, port := range listening(p.ports()) {
+		out = append(out, "listening on 127.0.0.1:"+strconv.Itoa(port))
+	}
+	entries, _ := os.ReadDir(p.base)
+	for _, e := range entries {
+		out = append(out, "left in TMPDIR: "+e.Name())
+	}
+	return out
+}
+
+// assertNothingLeft waits up to 5s for no process, port or temp dir of the
+// CLI to remain.
+func assertNothingLeft(t *testing.T, p *cliProc) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		left := p.leftovers()
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("left behind: %q\nstderr:\n%s", left, p.stderr.text())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// traversableTempDir is a TMPDIR for the CLI that the postgres user can
+// reach (t.TempDir's parent is 0700).
 func traversableTempDir(t *testing.T) string {
 	base, err := os.MkdirTemp("", "idemchaos-int-*")
 	if err != nil {
@@ -56,65 +370,4 @@ func traversableTempDir(t *testing.T) string {
 	}
 	t.Cleanup(func() { os.RemoveAll(base) })
 	return base
-}
-
-// waitForLine reads stderr until a line contains marker, then keeps draining
-// it in the background.
-func waitForLine(t *testing.T, r interface{ Read([]byte) (int, error) }, marker string) {
-	t.Helper()
-	sc := bufio.NewScanner(r)
-	found := make(chan bool, 1)
-	go func() {
-		ok := false
-		for sc.Scan() {
-			if !ok && strings.Contains(sc.Text(), marker) {
-				ok = true
-				found <- true
-			}
-		}
-		if !ok {
-			found <- false
-		}
-	}()
-	select {
-	case ok := <-found:
-		if !ok {
-			t.Fatalf("the CLI ended before printing %q", marker)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatalf("no %q on stderr within 60s", marker)
-	}
-}
-
-// assertNothingLeft: no live process mentions base, and base is empty.
-func assertNothingLeft(t *testing.T, base string) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		procs := processesMentioning(base)
-		entries, _ := os.ReadDir(base)
-		if len(procs) == 0 && len(entries) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("left behind: processes %v, entries %v", procs, entries)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-func processesMentioning(s string) []string {
-	var out []string
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	for _, d := range dirs {
-		cmdline, err := os.ReadFile(filepath.Join(d, "cmdline"))
-		if err != nil || !bytes.Contains(cmdline, []byte(s)) {
-			continue
-		}
-		if stat, err := os.ReadFile(filepath.Join(d, "stat")); err == nil && bytes.Contains(stat, []byte(") Z ")) {
-			continue // a zombie already exited
-		}
-		out = append(out, filepath.Base(d)+":"+strings.ReplaceAll(string(cmdline), "\x00", " "))
-	}
-	return out
 }

@@ -36,6 +36,7 @@ usage:
   idemchaos list                                   strategies, scenarios, profiles
   idemchaos run --strategy S --scenario C [--seed N] [--out DIR] [--json FILE]
   idemchaos matrix [--strategies a,b] [--scenarios x,y] [--seeds N] [--out DIR] [--json FILE]
+  idemchaos soak [--duration D] [--strategies a,b] [--scenarios x,y] [--seed N] [--out DIR] [--json FILE]
   idemchaos check DIR [--json FILE]                re-check a saved run offline
   idemchaos report DIR|FILE --format table|json|junit|markdown|html [-o FILE]
   idemchaos demo SCENARIO [--strategy S]           a forced interleaving, narrated for a room
@@ -62,6 +63,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdRun(ctx, args[1:], stdout, stderr)
 	case "matrix":
 		err = cmdMatrix(ctx, args[1:], stdout, stderr)
+	case "soak":
+		err = cmdSoak(ctx, args[1:], stdout, stderr)
 	case "check":
 		err = cmdCheck(args[1:], stdout, stderr)
 	case "report":
@@ -74,7 +77,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return exitPass
 	default:
-		err = usageErrorf("unknown command %q (want list, run, matrix, check, report, demo or bench)", args[0])
+		err = usageErrorf("unknown command %q (want list, run, matrix, soak, check, report, demo or bench)", args[0])
 	}
 	return report(ctx, err, stderr)
 }

@@ -1,6 +1,7 @@
 package provision
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -82,8 +83,21 @@ func readPid(path string) (int, bool) {
 	return pid, err == nil && pid > 0
 }
 
-// alive reports whether a process with this pid exists.
+// alive reports whether a process with this pid exists and has not exited.
+// A zombie has exited: the servers of a SIGKILLed run are orphans, and stay
+// zombies until init reaps them, which some container inits do late or never.
 func alive(pid int) bool {
 	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	return (err == nil || errors.Is(err, syscall.EPERM)) && !zombie(pid)
+}
+
+// zombie reports whether /proc shows pid as exited but not reaped; false
+// where /proc cannot tell.
+func zombie(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')') // pid (comm) state ...: comm may hold ')'
+	return i >= 0 && len(b) > i+2 && b[i+2] == 'Z'
 }

@@ -93,3 +93,25 @@ func TestSweepMissingBase(t *testing.T) {
 		t.Fatalf("Sweep(absent) = %v, %v; want nothing, nil", removed, err)
 	}
 }
+
+// TestSweepTreatsZombiesAsDead: a server killed with its run is a zombie
+// until init reaps it; its data dir is stale already.
+func TestSweepTreatsZombiesAsDead(t *testing.T) {
+	cmd := exec.Command("true")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	pid := cmd.Process.Pid
+	for deadline := time.Now().Add(5 * time.Second); !zombie(pid); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("pid %d never became a zombie", pid)
+		}
+	}
+	base := t.TempDir()
+	dir := fakeDir(t, base, redisDirPrefix+"zombie", map[string]int{ownerPidFile: deadPid(t), redisPidFile: pid})
+	removed, err := Sweep(base)
+	if err != nil || !slices.Equal(removed, []string{dir}) {
+		t.Fatalf("Sweep = %v, %v; want %s removed", removed, err, dir)
+	}
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/targets/api"
+	"github.com/idemchaos/idemchaos/targets/strategy"
+)
+
+// soakScenarios is a soak's default scenario set: the seeded retry storm and
+// every scenario whose faults or timing change with the seed.
+var soakScenarios = []string{"retry-storm", "dropped-response", "db-fault-mid-request", "redis-fault-after-commit",
+	"slow-charge", "client-timeout-retry", "replica-fanout", "concurrent-duplicates"}
+
+// Bounds of a soak.
+const (
+	soakDefaultDuration = 2 * time.Minute
+	soakMinDuration     = time.Second // a round starts at least one cell
+	soakMaxDuration     = 24 * time.Hour
+	soakDefaultRounds   = 10000
+	soakMaxRounds       = 1000000
+)
+
+// soakConfig is a parsed soak command line.
+type soakConfig struct {
+	c          common
+	profile    api.Profile
+	strategies []string
+	scenarios  []string
+	root       uint64
+	duration   time.Duration
+	maxRounds  int
+	workers    int
+	quiet      bool
+}
+
+func cmdSoak(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := parseSoak(args, time.Now())
+	if err != nil {
+		return err
+	}
+	if err := prepareOut(cfg.c.out); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "soak: root seed %d (the same --seed gives the same seeds), for %s or %d rounds of %d cells\n",
+		cfg.root, cfg.duration, cfg.maxRounds, len(cfg.strategies)*len(cfg.scenarios))
+	s, err := open(ctx, cfg.c, min(cfg.workers, len(cfg.strategies)*len(cfg.scenarios)), stderr)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	k := newSoakRun(cfg, stderr)
+	runErr := k.loop(ctx, s.runners)
+	if err := k.output(stdout, runErr); err != nil {
+		return err
+	}
+	announceOut(stderr, cfg.c.out)
+	if runErr != nil {
+		return envError(runErr) // exit 130 when interrupted, see report
+	}
+	return verdictExit(matrixExit(k.tally.results))
+}
+
+// parseSoak reads the soak flags; now seeds the root seed when --seed is absent.
+func parseSoak(args []string, now time.Time) (soakConfig, error) {
+	fs := flag.NewFlagSet("soak", flag.ContinueOnError)
+	var cfg soakConfig
+	cfg.c.register(fs)
+	sts := fs.String("strategies", "", "comma-separated strategies (default: all)")
+	scs := fs.String("scenarios", "", "comma-separated scenarios (default: "+strings.Join(soakScenarios, ",")+")")
+	root := fs.Uint64("seed", 0, "root seed the round seeds derive from (default: from the clock, printed at start)")
+	fs.DurationVar(&cfg.duration, "duration", soakDefaultDuration, "stop starting cells after this long (1s to 24h)")
+	fs.IntVar(&cfg.maxRounds, "max-rounds", soakDefaultRounds, "stop after this many rounds (1 to 1000000)")
+	fs.IntVar(&cfg.workers, "parallel", 2, "cells run at once, each on its own database (1 to 8)")
+	fs.BoolVar(&cfg.quiet, "quiet", false, "no progress display")
+	if err := parse(fs, args); err != nil {
+		return cfg, err
+	}
+	var err error
+	if cfg.profile, err = cfg.c.check(); err != nil {
+		return cfg, err
+	}
+	if cfg.strategies, err = splitList("strategies", *sts, strategy.Names()); err != nil {
+		return cfg, err
+	}
+	if strings.TrimSpace(*scs) == "" {
+		*scs = strings.Join(soakScenarios, ",")
+	}
+	if cfg.scenarios, err = splitList("scenarios", *scs, scenarios.Names()); err != nil {
+		return cfg, err
+	}
+	cfg.root = *root
+	if !flagSet(fs, "seed") {
+		cfg.root = uint64(now.UnixNano())
+	}
+	return cfg, cfg.checkBounds()
+}
+
+func (cfg soakConfig) checkBounds() error {
+	switch {
+	case cfg.duration < soakMinDuration || cfg.duration > soakMaxDuration:
+		return usageErrorf("--duration %s: want 1s to 24h", cfg.duration)
+	case cfg.maxRounds < 1 || cfg.maxRounds > soakMaxRounds:
+		return usageErrorf("--max-rounds %d: want 1 to %d", cfg.maxRounds, soakMaxRounds)
+	case cfg.workers < 1 || cfg.workers > 8:
+		return usageErrorf("--parallel %d: want 1 to 8", cfg.workers)
+	}
+	return nil
+}
+
+// flagSet reports whether the command line set the flag.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}

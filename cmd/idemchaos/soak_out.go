@@ -1,0 +1,128 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/idemchaos/idemchaos/scenarios"
+)
+
+// soakListed bounds the cells the summary lists per (strategy, scenario,
+// class); the JSON document and the run directory hold them all.
+const soakListed = 5
+
+// output saves the document (--out, --json) and prints the summary, also
+// after an interruption.
+func (k *soakRun) output(stdout io.Writer, runErr error) error {
+	results := k.tally.sorted()
+	return output(k.cfg.c, stdout, results, k.lat, "soak", k.started, func(w io.Writer) error {
+		return k.writeSummary(w, results, runErr)
+	})
+}
+
+func (k *soakRun) writeSummary(w io.Writer, results []scenarios.Result, runErr error) error {
+	n := k.tally.total
+	fmt.Fprintf(w, "soak: root seed %d; %s (%s), %d cells in %s; profile %s\n\n", k.cfg.root, roundsText(k.rounds),
+		k.stopped, n.cells, roundDur(time.Since(k.started)), k.cfg.profile.Name)
+	if err := k.writeTable(w); err != nil {
+		return err
+	}
+	writeListed(w, results)
+	fmt.Fprintln(w, "\n"+k.verdictLine(runErr))
+	return nil
+}
+
+// writeTable prints one row per strategy.
+func (k *soakRun) writeTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "strategy\trounds\tcells\tpass\tfail\tinconclusive\tcaught\tunexpected\tmissed\tanomalies (cells showing each)")
+	for _, name := range k.tally.strategies {
+		st := k.tally.per[name]
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", name, st.rounds, st.cells, st.pass, st.fail,
+			st.inconclusive, st.caught, st.unexpected, st.missed, anomalyCells(st.anomalies))
+	}
+	return tw.Flush()
+}
+
+// anomalyCells is "double_charge 4, store_desync 2", or "-".
+func anomalyCells(m map[string]int) string {
+	var parts []string
+	for _, name := range sortedNames(m) {
+		parts = append(parts, fmt.Sprintf("%s %d", name, m[name]))
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// writeListed prints every cell that did not pass, with the command that
+// re-runs it alone, unexpected ones first; at most soakListed per
+// (strategy, scenario, class).
+func writeListed(w io.Writer, results []scenarios.Result) {
+	header := false
+	for _, want := range []class{classUnexpected, classMissed, classCaught, classInconclusive} {
+		var order [][2]string
+		shown := map[[2]string]int{}
+		for _, r := range results {
+			if classify(r) != want {
+				continue
+			}
+			if !header {
+				fmt.Fprintln(w, "\ncells that did not pass (each command re-runs that cell alone):")
+				header = true
+			}
+			key := [2]string{r.Strategy, r.Scenario}
+			if shown[key] == 0 {
+				order = append(order, key)
+			}
+			if shown[key]++; shown[key] <= soakListed {
+				fmt.Fprintf(w, "  %-12s %s   # %s%s\n", want, r.Repro, anomalyText(r.Anomalies), declaredText(r))
+			}
+		}
+		for _, key := range order {
+			if more := shown[key] - soakListed; more > 0 {
+				fmt.Fprintf(w, "  %-12s ... %d more seeds of %s / %s (all in --json or --out)\n", want, more, key[0], key[1])
+			}
+		}
+	}
+}
+
+func roundsText(n int) string {
+	if n == 1 {
+		return "1 round"
+	}
+	return fmt.Sprintf("%d rounds", n)
+}
+
+// declaredText is what the catalog declares for the cell and, for an
+// inconclusive one, the self-check that failed.
+func declaredText(r scenarios.Result) string {
+	s := "; declared: " + strings.Join(r.Expected, ", ")
+	if len(r.Expected) == 0 {
+		s = "; declared: must pass"
+	}
+	if len(r.Assumptions) > 0 {
+		s += "; unproven: " + r.Assumptions[0]
+	}
+	return s
+}
+
+// verdictLine sums the soak up and names its exit code.
+func (k *soakRun) verdictLine(runErr error) string {
+	n := k.tally.total
+	switch {
+	case runErr != nil:
+		return fmt.Sprintf("verdict: stopped early (%s) after %d cells: the summary is partial", k.stopped, n.cells)
+	case n.cells == 0:
+		return "verdict: no cell ran"
+	case n.unexpected+n.missed > 0:
+		return fmt.Sprintf("verdict: %d unexpected and %d missed cells (not as the catalog declares): exit 1", n.unexpected, n.missed)
+	case n.inconclusive > 0:
+		return fmt.Sprintf("verdict: no unexpected anomaly, but %d inconclusive cells: exit 4", n.inconclusive)
+	}
+	return fmt.Sprintf("verdict: no unexpected anomaly; %d declared flaws caught: exit 0", n.caught)
+}
