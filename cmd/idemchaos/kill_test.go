@@ -142,9 +142,9 @@ func assertPartialSummary(t *testing.T, kc killCase, p *cliProc) {
 
 // assertCheckable: check reads a partial run directory. With finished
 // cells it re-checks them, reports the unfinished ones as incomplete and
-// exits with their verdict (0, 1 or 4). With none finished it reports each
-// started cell as incomplete and ends with a one-line usage error (exit 2),
-// as it does for a directory holding no cell at all.
+// exits with their verdict (0, 1 or 4). With none finished (or none even
+// started: the run directory is marked from the start) it reports each
+// started cell as incomplete and exits 4: nothing was proved.
 func assertCheckable(t *testing.T, out string) {
 	t.Helper()
 	if tmp, _ := filepath.Glob(filepath.Join(out, "cells", "*", "*", "*", ".*.tmp-*")); len(tmp) > 0 {
@@ -165,9 +165,8 @@ func assertCheckable(t *testing.T, out string) {
 		return
 	}
 	last := lastLine(o.stderr)
-	if o.code != exitUsage || !strings.HasPrefix(last, "idemchaos: check: ") ||
-		!(strings.Contains(last, "no finished cell") || strings.Contains(last, "holds no cells")) {
-		t.Errorf("check with no finished cell: exit %d, last line %q; want 2 and one error line", o.code, last)
+	if o.code != exitInconclusive || !strings.Contains(last, "the run stopped before any cell finished") {
+		t.Errorf("check with no finished cell: exit %d, last line %q; want 4 and the summary", o.code, last)
 	}
 }
 

@@ -25,11 +25,13 @@ func prepareOut(dir string) error {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return usageErrorf("--out: %v", err)
 		}
-		return nil
 	case err != nil:
 		return usageErrorf("--out: %v", err)
 	case len(entries) > 0:
 		return usageErrorf("--out %s: the directory is not empty; choose a new one", dir)
+	}
+	if err := rundir.Mark(dir); err != nil {
+		return usageErrorf("--out: %v", err)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"io"
 	"os"
@@ -62,6 +63,9 @@ func loadRenderer(target, format string) (func(io.Writer) error, error) {
 	path := target
 	if fi, err := os.Stat(target); err == nil && fi.IsDir() {
 		path = filepath.Join(target, rundir.DocumentFile)
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) && rundir.Marked(target) {
+			return partialRenderer(target, format)
+		}
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -88,5 +92,27 @@ func benchRenderer(path string, data []byte, format string) (func(io.Writer) err
 	if err != nil {
 		return nil, usageErrorf("report: %s: %s", path, strings.TrimPrefix(err.Error(), "read bench: "))
 	}
+	return func(w io.Writer) error { return render(w, doc) }, nil
+}
+
+// partialRenderer renders a run directory whose run was stopped before it
+// wrote its document, from the cells that finished.
+func partialRenderer(dir, format string) (func(io.Writer) error, error) {
+	dirs, _ := rundir.Cells(dir)
+	doc := reports.Document{Command: "partial"}
+	for _, d := range dirs {
+		if !rundir.Complete(d) {
+			continue
+		}
+		_, res, err := rundir.ReadRecord(d)
+		if err != nil {
+			return nil, usageErrorf("report: %v", err)
+		}
+		doc.Results = append(doc.Results, res)
+	}
+	if len(doc.Results) == 0 {
+		return nil, usageErrorf("report: %s: the run stopped before any cell finished; nothing to report", dir)
+	}
+	render := renderers[format]
 	return func(w io.Writer) error { return render(w, doc) }, nil
 }
