@@ -35,6 +35,8 @@ const usage = `idemchaos: chaos and simulation harness for the Idempotency-Key p
 usage:
   idemchaos list                                   strategies, scenarios, profiles
   idemchaos run --strategy S --scenario C [--seed N] [--out DIR] [--json FILE]
+  idemchaos run --target-url URL --ledger-url DSN --ledger-query SQL --scenario C
+                                                   your own service (see README: testing your own service)
   idemchaos matrix [--strategies a,b] [--scenarios x,y] [--seeds N] [--out DIR] [--json FILE]
   idemchaos soak [--duration D] [--strategies a,b] [--scenarios x,y] [--seed N] [--out DIR] [--json FILE]
   idemchaos check DIR [--json FILE]                re-check a saved run offline
@@ -43,7 +45,8 @@ usage:
   idemchaos bench [--strategies a,b] [--rate R | --concurrency C] [--duration D] [--dup-ratio P]
 
 common flags: --redis-url, --postgres-url (else IDEMCHAOS_REDIS_URL, IDEMCHAOS_POSTGRES_URL;
-              else a Docker engine; else local redis-server and postgres), --no-docker, --profile
+              else a Docker engine; else local redis-server and postgres), --no-docker, --profile NAME|FILE,
+              --scenario-file FILE (run, matrix: a scenario of your own, see examples/)
 exit codes: 0 pass (matrix: every cell as declared), 1 invariant violated (matrix: a cell not as
             declared), 2 usage or bad input, 3 environment error, 4 inconclusive, 130 interrupted
 run 'idemchaos COMMAND -h' for a command's flags
