@@ -2,14 +2,35 @@
 # redis-server and PostgreSQL when missing (scripts/setup); idemchaos then
 # starts and stops its own throwaway servers.
 SEEDS ?= 1
+# How long `make fuzz` fuzzes each target; a target whose package has a
+# TestMain that starts Redis and Postgres gets FUZZTIME_SERVERS, as its fuzz
+# worker starts them too before its first input (one worker there).
+FUZZTIME ?= 5s
+FUZZTIME_SERVERS ?= 10s
 
-.PHONY: matrix test check setup build
+.PHONY: matrix test check setup build fuzz
 
 matrix: setup
 	go run ./cmd/idemchaos matrix --seeds $(SEEDS)
 
 test: setup check
 	go test -race -count=1 ./...
+	@$(MAKE) --no-print-directory fuzz
+
+# Every Go fuzz target (func FuzzX in a _test.go file): go test takes one
+# -fuzz target per run. Minimizing is capped (10 tries): with the whole
+# dependency graph instrumented, each coverage snapshot is slow. A failing
+# input is saved under the package's testdata/fuzz/FuzzX/ and from then on
+# replays as a regression test in every `go test`.
+fuzz: setup
+	@set -e; for file in $$(grep -rl --include='*_test.go' '^func Fuzz' . | sort); do \
+		pkg=$$(dirname $$file); time=$(FUZZTIME); par=; \
+		if grep -qs '^func TestMain' $$pkg/*_test.go; then time=$(FUZZTIME_SERVERS); par=-parallel=1; fi; \
+		for name in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$file); do \
+			echo "fuzz $$pkg $$name for $$time"; \
+			go test -run='^$$' -fuzz="^$$name\$$" -fuzztime=$$time -fuzzminimizetime=10x $$par $$pkg; \
+		done; \
+	done
 
 check:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

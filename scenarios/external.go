@@ -69,15 +69,17 @@ func (t External) Check() error {
 // targetHost is the host:port of a target URL, which must be plain http.
 func targetHost(raw string) (string, error) {
 	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("target url: cannot parse it (want http://host:port[/prefix])")
+	}
+	shown := u.Redacted() // never echo a password
 	switch {
-	case err != nil:
-		return "", fmt.Errorf("target url %q: %v", raw, err)
 	case u.Scheme != "http":
-		return "", fmt.Errorf("target url %q: want http://host:port (Toxiproxy sits in front of it, so no https)", raw)
+		return "", fmt.Errorf("target url %q: want http://host:port (Toxiproxy sits in front of it, so no https)", shown)
 	case u.Port() == "":
-		return "", fmt.Errorf("target url %q: give the port (http://host:port)", raw)
+		return "", fmt.Errorf("target url %q: give the port (http://host:port)", shown)
 	case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
-		return "", fmt.Errorf("target url %q: want only scheme, host, port and an optional path prefix", raw)
+		return "", fmt.Errorf("target url %q: want only scheme, host, port and an optional path prefix", shown)
 	}
 	return u.Host, nil
 }

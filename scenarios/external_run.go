@@ -17,14 +17,14 @@ import (
 // of each of its URLs, store faults on proxies the user routes its stores
 // through, ground truth from its ledger.
 type ExternalRunner struct {
-	target     External
-	toxi       *fault.Toxiproxy
-	ledger     LedgerReader
-	info       LedgerInfo
-	pgLink     *fault.Link // nil: no store faults on Postgres
-	redisLink  *fault.Link
-	runID      string
-	linkSeq    int
+	target    External
+	toxi      *fault.Toxiproxy
+	ledger    LedgerReader
+	info      LedgerInfo
+	pgLink    *fault.Link // nil: no store faults on Postgres
+	redisLink *fault.Link
+	runID     string
+	linkSeq   int
 }
 
 // LedgerInfo says what a ledger's rows name besides key, account and amount.

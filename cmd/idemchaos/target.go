@@ -84,7 +84,7 @@ func (t *targetFlags) checkLoopback(urls []string) error {
 		u, _ := url.Parse(raw)
 		host := u.Hostname()
 		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-			return usageErrorf("--target-url %s: not a loopback address; idemchaos sends faults and load to loopback only unless --allow-remote", raw)
+			return usageErrorf("--target-url %s: not a loopback address; idemchaos sends faults and load to loopback only unless --allow-remote", u.Redacted())
 		}
 	}
 	return nil

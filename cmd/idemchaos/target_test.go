@@ -250,3 +250,12 @@ func TestTargetStoreFaultsThroughUserProxy(t *testing.T) {
 		})
 	}
 }
+
+func TestTargetURLSecretNeverEchoed(t *testing.T) {
+	for _, u := range []string{"http://me:s3cret@127.0.0.1:1", "https://me:s3cret@127.0.0.1:1", "http://me:s3cret@10.0.0.1:80", "http://me:s3cret@127.0.0.1:1/%zz"} {
+		o := cliEnv(t, nil, "run", "--target-url", u, "--ledger-url", "postgres://x@127.0.0.1:1/x", "--ledger-query", "q", "--scenario", "missing-key")
+		if o.code != exitUsage || strings.Contains(o.stderr+o.stdout, "s3cret") {
+			t.Errorf("%s: exit %d, output %q; want exit 2 without the password", u, o.code, o.stderr)
+		}
+	}
+}

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/url"
 	"strings"
+
+	"github.com/idemchaos/idemchaos/targets/provision"
 )
 
 // readyLine is the last line paymentd prints at start: requests are served.
@@ -39,15 +40,10 @@ func isLoopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// redactURL hides the password of a URL; a string that does not parse is
-// not printed at all, so no password leaks through it.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	return u.Redacted()
-}
+// redactURL hides the secrets of a URL or DSN (the userinfo password, a
+// password or sslpassword parameter) with provision.Redact: a ledger DSN
+// without a password is printed as it is, ready to use.
+func redactURL(raw string) string { return provision.Redact(raw) }
 
 func accountList(accounts []account) string {
 	parts := make([]string, len(accounts))

@@ -85,7 +85,7 @@ func databaseName(prefix string) (string, error) {
 func withDatabase(admin, name string) (string, error) {
 	u, err := url.Parse(admin)
 	if err != nil {
-		return "", fmt.Errorf("admin DSN %s is not a URL", redact(admin))
+		return "", fmt.Errorf("admin DSN %s is not a URL", redactAs(admin, legacyMask))
 	}
 	u.Path, u.RawPath = "/"+name, ""
 	return u.String(), nil
@@ -96,11 +96,11 @@ func withDatabase(admin, name string) (string, error) {
 func (s *Services) databaseOf(dsn string) (string, error) {
 	u, err := url.Parse(dsn)
 	if err != nil {
-		return "", fmt.Errorf("DSN %s is not a URL", redact(dsn))
+		return "", fmt.Errorf("DSN %s is not a URL", redactAs(dsn, legacyMask))
 	}
 	admin, err := url.Parse(s.PostgresURL)
 	if err != nil {
-		return "", fmt.Errorf("admin DSN %s is not a URL", redact(s.PostgresURL))
+		return "", fmt.Errorf("admin DSN %s is not a URL", redactAs(s.PostgresURL, legacyMask))
 	}
 	if u.Host != admin.Host {
 		return "", fmt.Errorf("DSN %s is not on server %s", redact(dsn), admin.Host)

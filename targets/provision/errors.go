@@ -52,26 +52,11 @@ func oneLine(s string) string {
 	return strings.Join(kept, " | ")
 }
 
-// redact hides the password of a URL: scheme://user:***@host/...
-// It works on strings url.Parse rejects, so it never leaks a password
-// through a parse error.
-func redact(raw string) string {
-	i := strings.Index(raw, "://")
-	if i < 0 {
-		return raw
-	}
-	head, rest := raw[:i+3], raw[i+3:]
-	authority := rest
-	if end := strings.IndexAny(rest, "/?#"); end >= 0 {
-		authority = rest[:end]
-	}
-	at := strings.LastIndex(authority, "@")
-	if at < 0 {
-		return raw
-	}
-	user := authority[:at]
-	if c := strings.Index(user, ":"); c >= 0 {
-		user = user[:c] + ":***"
-	}
-	return head + user + authority[at:] + rest[len(authority):]
-}
+// legacyMask replaces a secret in provision's own messages.
+const legacyMask = "***"
+
+// redact hides the secrets of a URL or DSN in provision's messages:
+// scheme://user:***@host/..., password=*** (see Redact), with the userinfo
+// found as RFC 3986 has it. Use it for URLs that parsed; redactAs for raw
+// input.
+func redact(raw string) string { return redactRFC(raw, legacyMask) }

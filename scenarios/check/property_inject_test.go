@@ -1,0 +1,199 @@
+package check
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/idemchaos/idemchaos/sim/history"
+)
+
+// An injection breaks exactly one invariant of a clean world. apply picks one
+// of the variants that fit the world, applies it and returns its name and the
+// key (the account, for balance) a finding must name.
+type injection struct {
+	variants []string
+	apply    func(w *world) (variant, target string)
+}
+
+// injections holds one injection per anomaly the checker knows. Every variant
+// breaks its invariant and no other, so the checker must report exactly that
+// anomaly.
+var injections = map[string]injection{
+	DoubleCharge:     {[]string{"unrecorded attempt", "same-payload attempt"}, injectDoubleCharge},
+	LostAck:          {[]string{"amount", "account"}, injectLostAck},
+	ReplayMismatch:   {[]string{"body"}, injectReplayMismatch},
+	MismatchExecuted: {[]string{"acked", "charged, timed out"}, injectMismatchExecuted},
+	Balance:          {[]string{"skew"}, injectBalance},
+	StatusContract:   {[]string{"keyless", "mismatch status", "duplicate 5xx", "no replay header"}, injectStatus},
+	StuckKey:         {[]string{"probe 409"}, injectStuck},
+	StoreDesync:      {[]string{"no record", "claim only", "stored failure", "unknown charge"}, injectDesync},
+	CachedError:      {[]string{"probe 5xx", "replayed 5xx"}, injectCachedError},
+}
+
+func charged(k *genKey) bool  { return k.charge != "" }
+func inWindow(k *genKey) bool { return k.inWindow }
+func anyKey(*genKey) bool     { return true }
+
+// newCharge appends a ledger row and returns its id.
+func (w *world) newCharge(acct, key, attempt string, amount int64) string {
+	w.seq++
+	id := fmt.Sprintf("ch_%d", w.seq)
+	w.charges = append(w.charges, chOn(acct, ch(id, key, attempt, amount, int64(w.seq))))
+	return id
+}
+
+// injectDoubleCharge charges a key a second time, by no recorded attempt or
+// by one of its same-payload attempts.
+func injectDoubleCharge(w *world) (string, string) {
+	k := w.pick(charged)
+	if w.rng.IntN(2) == 0 {
+		w.newCharge(k.account, k.name, "", k.amount)
+		return "unrecorded attempt", k.name
+	}
+	same := w.attemptsOf(k, func(a *history.Attempt) bool { return a.Fingerprint == fp(k.account, k.amount) })
+	w.newCharge(k.account, k.name, w.atts[same[w.rng.IntN(len(same))]].ID, k.amount)
+	return "same-payload attempt", k.name
+}
+
+// injectLostAck makes the ledger row the key's 2xx answers name disagree
+// with them, in amount or account (balances follow the ledger).
+func injectLostAck(w *world) (string, string) {
+	k := w.pick(func(k *genKey) bool { return k.acks > 0 })
+	c := &w.charges[k.chargeAt]
+	if w.rng.IntN(2) == 0 {
+		c.Amount += int64(1 + w.rng.IntN(50))
+		return "amount", k.name
+	}
+	c.Account = "acct_9"
+	return "account", k.name
+}
+
+// injectReplayMismatch adds a retry answered with the key's charge but
+// another body.
+func injectReplayMismatch(w *world) (string, string) {
+	k := w.pick(inWindow)
+	a := w.attempt(k, k.window+injectMs, w.replayed(k))
+	a.Body += " (again)"
+	return "body", k.name
+}
+
+// injectMismatchExecuted adds a request that reuses a key with another
+// payload (another account) and executes: acked with its own charge, or
+// charged and timed out.
+func injectMismatchExecuted(w *world) (string, string) {
+	k := w.pick(inWindow)
+	w.op++
+	id := fmt.Sprintf("ch_%d", w.seq+1)
+	variant, answer := "charged, timed out", timedOut()
+	if w.rng.IntN(2) == 0 {
+		variant, answer = "acked", acked(201, id, `{"other":true}`)
+	}
+	a := att(w.op, 1, k.name, k.amount, k.window+injectMs, onAccount("acct_9"), answer)
+	w.atts = append(w.atts, a)
+	w.newCharge("acct_9", k.name, a.ID, k.amount)
+	return variant, k.name
+}
+
+// injectBalance leaves one account's balance off by a few units.
+func injectBalance(w *world) (string, string) {
+	w.skewAccount = accounts[w.rng.IntN(len(accounts))]
+	w.skew = int64(1 + w.rng.IntN(999))
+	if w.rng.IntN(2) == 0 {
+		w.skew = -w.skew
+	}
+	return "skew", w.skewAccount
+}
+
+// injectStatus answers one request with a status the profile forbids: a
+// keyless request, a payload mismatch, a concurrent duplicate answered 5xx
+// with no fault placed on it, or (stripe) a replay without its header.
+func injectStatus(w *world) (string, string) {
+	variants := []string{"keyless", "mismatch status", "duplicate 5xx"}
+	if w.p.ReplayHeader != "" {
+		variants = append(variants, "no replay header")
+	}
+	switch v := variants[w.rng.IntN(len(variants))]; v {
+	case "keyless":
+		w.op++
+		t := w.keyless
+		w.keyless += 100
+		o := failed(500 + w.rng.IntN(4))
+		if w.p.MissingKey != 0 && w.rng.IntN(2) == 0 {
+			o = rejected(w.p.MissingKey + 1 + w.rng.IntN(10))
+		}
+		w.atts = append(w.atts, att(w.op, 1, "", 300, t, o))
+		return v, ""
+	case "mismatch status":
+		k := w.pick(anyKey)
+		o := failed(500)
+		if w.rng.IntN(2) == 0 {
+			o = rejected(404)
+		}
+		w.mismatch(k, k.window+injectMs, o)
+		return v, k.name
+	case "duplicate 5xx":
+		k := w.pick(anyKey)
+		in := w.attemptsOf(k, func(a *history.Attempt) bool {
+			return a.Fingerprint == fp(k.account, k.amount) && a.Server != nil && a.Call < ms(k.window+windowMs)
+		})
+		p := w.atts[in[w.rng.IntN(len(in))]]
+		start := int(p.Server.Start / time.Millisecond)
+		w.attempt(k, int(p.Call/time.Millisecond), served(start+1, start+3), failed(503))
+		return v, k.name
+	default:
+		k := w.pick(inWindow)
+		w.attempt(k, k.window+injectMs, acked(201, k.charge, k.body))
+		return v, k.name
+	}
+}
+
+// injectStuck adds a probe answered with the in-flight status while nothing
+// else holds the key.
+func injectStuck(w *world) (string, string) {
+	w.enableProbes()
+	k := w.pick(anyKey)
+	w.attempt(k, w.nextProbe(), rejected(w.p.InFlight))
+	return "probe 409", k.name
+}
+
+// injectCachedError serves a 5xx to a probe, or replays one, for a key
+// where the profile forbids it (stripe: a key that charged).
+func injectCachedError(w *world) (string, string) {
+	fit := anyKey
+	if w.p.ReplayErrors {
+		fit = charged
+	}
+	k := w.pick(fit)
+	if w.rng.IntN(2) == 0 {
+		w.attempt(k, k.window+injectMs, failed(500+w.rng.IntN(4)), replayed())
+		return "replayed 5xx", k.name
+	}
+	w.enableProbes()
+	w.attempt(k, w.nextProbe(), failed(503))
+	return "probe 5xx", k.name
+}
+
+// injectDesync makes a two-store target's Redis disagree with the ledger
+// about a charged key: its record gone, only a claim, a stored failure, or
+// naming a charge the ledger does not hold.
+func injectDesync(w *world) (string, string) {
+	w.twoStores = true
+	k := w.pick(charged)
+	i := 0
+	for w.redis[i].Key != k.name {
+		i++
+	}
+	switch w.rng.IntN(4) {
+	case 0:
+		w.redis = append(w.redis[:i], w.redis[i+1:]...)
+		return "no record", k.name
+	case 1:
+		w.redis[i] = claimed(k.name, time.Duration(1+w.rng.IntN(30))*time.Second)
+		return "claim only", k.name
+	case 2:
+		w.redis[i] = done(k.name, 503, "")
+		return "stored failure", k.name
+	}
+	w.redis[i] = done(k.name, 201, "ch_ghost")
+	return "unknown charge", k.name
+}
