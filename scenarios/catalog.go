@@ -49,6 +49,9 @@ type Scenario struct {
 	// the claim timeout has passed: a key still answering 409 is stuck.
 	Probe bool      `json:"-"`
 	Gate  *GateSpec `json:"-"`
+	// Internals says why the scenario cannot run against a user's own
+	// service ("" when it can): what it needs of the target's inside.
+	Internals string `json:"-"`
 }
 
 // Catalog lists the scenarios in a stable order.

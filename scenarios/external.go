@@ -94,15 +94,11 @@ func basePath(raw string) string {
 // faults need the target's internals.
 func (t External) Skip(sc Scenario) string {
 	switch {
+	case sc.Internals != "":
+		return sc.Internals
 	case sc.Gate != nil:
-		return "needs a gate inside the target (failpoints) to force the interleaving"
-	case sc.Name == "client-timeout-retry":
-		return "needs a delay inside the target (failpoints) to outlast the client"
-	case sc.Name == "slow-charge":
-		return "needs the target's claim TTL shortened by the scenario"
-	case sc.Name == "key-expiry":
-		return "needs the target's key TTL shortened by the scenario"
-	case sc.Name == "replica-fanout" && len(t.URLs) < 2:
+		return "needs a gate inside the target (failpoints)"
+	case sc.Target.Replicas > 1 && len(t.URLs) < 2:
 		return "needs two or more target URLs (replicas)"
 	}
 	return t.skipStores(sc)
