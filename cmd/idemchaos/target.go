@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -45,6 +46,8 @@ func (t *targetFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&t.allowRemote, "allow-remote", false, "allow a target that is not on a loopback address")
 }
 
+var targetName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
 // set reports whether a user's service is the target.
 func (t *targetFlags) set() bool { return t.urls != "" }
 
@@ -56,8 +59,8 @@ func (t *targetFlags) external() (scenarios.External, error) {
 		Shape:     client.Shape{Path: t.path, Body: t.body, KeyHeader: t.keyHeader, ChargeID: t.chargeID, ReplayHeader: t.replayHeader}}
 	e.URLs = splitCSV(t.urls)
 	e.Accounts = splitCSV(t.accounts)
-	if strings.TrimSpace(t.name) == "" {
-		return e, usageErrorf("--target-name: empty")
+	if !targetName.MatchString(t.name) {
+		return e, usageErrorf("--target-name %q: want 1 to 64 of a-z, A-Z, 0-9, '.', '_' and '-' (it names directories)", t.name)
 	}
 	if t.ledgerURL == "" {
 		return e, usageErrorf("--ledger-url is required with --target-url (or set %s)", scenarios.LedgerURLEnv)
