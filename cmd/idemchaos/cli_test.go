@@ -47,6 +47,9 @@ func TestListNamesEverything(t *testing.T) {
 			t.Errorf("list does not mention %s", want)
 		}
 	}
+	if !strings.Contains(o.stdout, "YOUR OWN SERVICE (--target-url): runs concurrent-duplicates, dropped-response") {
+		t.Errorf("list does not say what runs against your own service")
+	}
 }
 
 func TestRunExitCodeFollowsVerdict(t *testing.T) {

@@ -31,7 +31,11 @@ func cmdList(args []string, stdout io.Writer) error {
 		p, _ := api.ProfileByName(n)
 		fmt.Fprintf(tw, "  %s\t%s / %d / %d\t%s\n", p.Name, missingText(p), p.InFlight, p.Mismatch, replayText(p))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(stdout, "YOUR OWN SERVICE (--target-url): %s\n", ownService())
+	return err
 }
 
 func flaw(s strategy.Info) string {
@@ -68,4 +72,20 @@ func replayText(p api.Profile) string {
 		s += "; a 5xx is never replayed"
 	}
 	return s
+}
+
+// ownService says which scenarios run against a user's service as is, and
+// what the others need.
+func ownService() string {
+	bare := scenarios.External{URLs: []string{"http://127.0.0.1:1"}}
+	var runs, more []string
+	for _, sc := range scenarios.Catalog() {
+		if bare.Skip(sc) == "" {
+			runs = append(runs, sc.Name)
+		} else if sc.Internals == "" {
+			more = append(more, sc.Name)
+		}
+	}
+	return fmt.Sprintf("runs %s; with store proxies or replica URLs also %s; the rest need the target's internals",
+		strings.Join(runs, ", "), strings.Join(more, ", "))
 }
