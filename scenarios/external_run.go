@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -58,9 +59,6 @@ func NewExternalRunner(t External, front, stores *fault.Toxiproxy, ledger Ledger
 	}
 	return r, nil
 }
-
-// Target is the service this runner tests.
-func (r *ExternalRunner) Target() External { return r.target }
 
 // Close heals the store proxies it used (they stay: they are the user's).
 func (r *ExternalRunner) Close() error {
@@ -162,5 +160,6 @@ func planKeys(plan workload.Plan) []string {
 			keys = append(keys, op.Key)
 		}
 	}
-	return keysOf(keys)
+	slices.Sort(keys)
+	return slices.Compact(keys)
 }

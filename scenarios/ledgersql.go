@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -149,10 +148,3 @@ func (l *SQLLedger) Charges(ctx context.Context, keys []string) ([]history.Charg
 
 // oneLine keeps an error to one line.
 func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
-
-// keysOf lists the distinct keys of the given ops, sorted.
-func keysOf(keys []string) []string {
-	out := slices.Clone(keys)
-	slices.Sort(out)
-	return slices.Compact(out)
-}

@@ -195,8 +195,14 @@ func checkLoopback(addr string) error {
 	if err != nil {
 		return usageErrorf("--serve %q: want host:port on loopback, e.g. 127.0.0.1:8080", addr)
 	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+	if !loopbackHost(host) {
 		return usageErrorf("--serve %q: loopback only (127.0.0.1, ::1 or localhost)", addr)
 	}
 	return nil
+}
+
+// loopbackHost reports whether host is localhost or a loopback IP.
+func loopbackHost(host string) bool {
+	ip := net.ParseIP(host)
+	return host == "localhost" || ip != nil && ip.IsLoopback()
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"flag"
-	"net"
 	"net/url"
 	"os"
 	"regexp"
@@ -85,8 +84,7 @@ func (t *targetFlags) checkLoopback(urls []string) error {
 	}
 	for _, raw := range urls {
 		u, _ := url.Parse(raw)
-		host := u.Hostname()
-		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		if !loopbackHost(u.Hostname()) {
 			return usageErrorf("--target-url %s: not a loopback address; idemchaos sends faults and load to loopback only unless --allow-remote", u.Redacted())
 		}
 	}
