@@ -1,0 +1,55 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestLegacyRunDirectories: run directories saved by an earlier release (a
+// built-in matrix with a two-store strategy, a scenario file, a user's own
+// service) are judged again offline with the verdicts they were saved with,
+// and print the same table as they did then. A refactoring that loses a fact
+// a saved record relies on (which strategies keep two stores, say) fails here.
+func TestLegacyRunDirectories(t *testing.T) {
+	for _, name := range []string{"matrix", "custom", "external"} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), name)
+			copyTree(t, filepath.Join("testdata", "legacy-runs", name), dir)
+			o := cli(t, "check", dir)
+			if o.code != exitPass || !strings.Contains(o.stderr, "0 differ from the saved verdicts") {
+				t.Fatalf("check: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+			}
+			want, err := os.ReadFile(filepath.Join("testdata", "legacy-runs", name+".check.golden"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.stdout != string(want) {
+				t.Fatalf("check prints another table than the release that saved the run:\n%s\n--- want\n%s", o.stdout, want)
+			}
+		})
+	}
+}
+
+// copyTree copies a directory so a test never writes into testdata.
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, path)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
