@@ -10,7 +10,7 @@ import (
 
 	"github.com/idemchaos/idemchaos/sim/client"
 	"github.com/idemchaos/idemchaos/sim/workload"
-	"github.com/idemchaos/idemchaos/targets/failpoint"
+	"github.com/idemchaos/idemchaos/targets/api"
 )
 
 // Params shape a plan.
@@ -29,7 +29,7 @@ type Target struct {
 
 // GateSpec forces an interleaving: see failpoint.Gate.
 type GateSpec struct {
-	Hold, Until failpoint.Point
+	Hold, Until api.Point
 	Timeout     time.Duration
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/idemchaos/idemchaos/targets/api"
 )
 
 // Bounds of a scenario file: every run stays small and short.
@@ -19,7 +21,7 @@ const (
 	specMaxReplicas   = 8
 	specMaxClaimTTL   = time.Minute
 	specMaxKeyTTL     = 24 * time.Hour
-	specMaxInjection  = 10 * time.Second // as parseInjection allows
+	specMaxInjection  = api.MaxInjectionArg
 	specMaxFaults     = 16
 	specMaxText       = 1000
 	specMaxRunTime    = 5 * time.Minute

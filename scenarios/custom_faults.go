@@ -5,9 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"github.com/idemchaos/idemchaos/sim/fault"
 	"github.com/idemchaos/idemchaos/sim/workload"
-	"github.com/idemchaos/idemchaos/targets/failpoint"
+	"github.com/idemchaos/idemchaos/targets/api"
 )
 
 // faultKind says what a kind of fault takes.
@@ -99,7 +98,7 @@ func (f SpecFault) validate(path string, maxTries int) error {
 	if f.Try < 1 || f.Try > maxTries {
 		return fieldErr(path+".try", "%d is not in 1..%d (retries.max_tries)", f.Try, maxTries)
 	}
-	if _, err := parseInjection(f.inject()); kind.inTarget && err != nil {
+	if _, err := api.ParseInjection(f.inject()); kind.inTarget && err != nil {
 		return fieldErr(path, "%v", err)
 	}
 	return nil
@@ -121,7 +120,7 @@ func (f SpecFault) validateWhere(path string, kind faultKind) error {
 	case f.Duration != 0:
 		return fieldErr(path+".duration", "%s takes no duration", f.Kind)
 	}
-	if _, err := failpoint.ParsePoint(f.At); kind.inTarget && err != nil {
+	if _, err := api.ParsePoint(f.At); kind.inTarget && err != nil {
 		return fieldErr(path+".at", "%q is not one of %s", specClip(f.At, 40), pointNames())
 	}
 	return nil
@@ -129,7 +128,7 @@ func (f SpecFault) validateWhere(path string, kind faultKind) error {
 
 func pointNames() string {
 	var names []string
-	for _, p := range failpoint.Points() {
+	for _, p := range api.Points() {
 		names = append(names, string(p))
 	}
 	return strings.Join(names, ", ")
@@ -170,7 +169,7 @@ func (f SpecFault) fits(t workload.Try) bool {
 
 func (f SpecFault) apply(t *workload.Try) {
 	if f.Kind == FaultDropResponse || f.DropResponse {
-		t.Fault = string(fault.DropResponse)
+		t.Fault = workload.DropResponse
 	}
 	if in := f.inject(); in != "" {
 		t.Inject = in

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/idemchaos/idemchaos/sim/workload"
+	"github.com/idemchaos/idemchaos/targets/api"
 )
 
 // FuzzParseSpec: any input either fails with one line naming the file, or
@@ -91,7 +92,7 @@ func checkFuzzPlan(t *testing.T, sc Scenario, seed uint64) {
 		t.Fatalf("seed %d: %v", seed, err)
 	}
 	for _, f := range p.Faults() {
-		if _, err := parseInjection(f.Inject); f.Inject != "" && err != nil {
+		if _, err := api.ParseInjection(f.Inject); f.Inject != "" && err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idemchaos/idemchaos/sim/fault"
+	"github.com/idemchaos/idemchaos/sim/workload"
 	"github.com/idemchaos/idemchaos/targets/api"
 	"github.com/idemchaos/idemchaos/targets/failpoint"
 	"github.com/idemchaos/idemchaos/targets/server"
@@ -101,7 +102,7 @@ func (r *Runner) addReplica(ctx context.Context, d *deployment, s deploySpec, i 
 		return err
 	}
 	d.replicas = append(d.replicas, rep)
-	for _, f := range []string{"", string(fault.DropResponse)} {
+	for _, f := range []string{"", workload.DropResponse} {
 		if err := r.addRoute(d, rep.Addr, i, f); err != nil {
 			return err
 		}

@@ -112,14 +112,14 @@ func (t External) skipStores(sc Scenario) string {
 		if f.Inject == "" {
 			continue
 		}
-		in, err := parseInjection(f.Inject)
+		in, err := api.ParseInjection(f.Inject)
 		if err != nil {
 			return err.Error()
 		}
-		if in.action == "pg-cut" && t.PostgresProxy == "" {
+		if in.Action == api.PGCut && t.PostgresProxy == "" {
 			return "needs a Postgres link: --toxiproxy-url and --postgres-proxy NAME, the proxy the service's Postgres traffic goes through"
 		}
-		if in.action == "redis-cut" && t.RedisProxy == "" {
+		if in.Action == api.RedisCut && t.RedisProxy == "" {
 			return "needs a Redis link: --toxiproxy-url and --redis-proxy NAME, the proxy the service's Redis traffic goes through"
 		}
 	}
@@ -160,8 +160,8 @@ func (t External) adapt(plan workload.Plan) workload.Plan {
 
 // carried: store-link cuts can be applied from outside; the rest needs failpoints.
 func carried(inject string) bool {
-	in, err := parseInjection(inject)
-	return err == nil && (in.action == "pg-cut" || in.action == "redis-cut")
+	in, err := api.ParseInjection(inject)
+	return err == nil && in.Action.CutsLink()
 }
 
 // SkipError says a scenario cannot run against an external target, and why.

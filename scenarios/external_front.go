@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/idemchaos/idemchaos/sim/fault"
+	"github.com/idemchaos/idemchaos/sim/workload"
 )
 
 // front is the client side of an external target: per URL, a clean proxy and
@@ -22,7 +23,7 @@ func (r *ExternalRunner) frontLinks() (*front, error) {
 			return nil, err
 		}
 		f.paths = append(f.paths, basePath(u))
-		for _, toxic := range []string{"", string(fault.DropResponse)} {
+		for _, toxic := range []string{"", workload.DropResponse} {
 			r.linkSeq++
 			l, err := r.toxi.Link(fmt.Sprintf("ext-%s-%d-r%d-%s", r.runID, r.linkSeq, i, linkName(toxic)), host)
 			if err == nil && toxic != "" {

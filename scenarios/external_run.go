@@ -12,6 +12,7 @@ import (
 	"github.com/idemchaos/idemchaos/sim/fault"
 	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/sim/workload"
+	"github.com/idemchaos/idemchaos/targets/api"
 )
 
 // ExternalRunner runs cells against a user's own service: Toxiproxy in front
@@ -126,12 +127,12 @@ func (r *ExternalRunner) execute(ctx context.Context, c Cell, sc Scenario, plan 
 // try ends: from outside, "mid-request" is the best timing there is.
 func (r *ExternalRunner) around(injected *atomic.Int64) func(workload.Op, int) func() {
 	return func(op workload.Op, try int) func() {
-		in, err := parseInjection(op.TryAt(try).Inject)
+		in, err := api.ParseInjection(op.TryAt(try).Inject)
 		if err != nil {
 			return nil
 		}
 		l := r.pgLink
-		if in.action == "redis-cut" {
+		if in.Action == api.RedisCut {
 			l = r.redisLink
 		}
 		if l == nil || l.Cut() != nil {

@@ -2,23 +2,10 @@ package scenarios
 
 import (
 	"testing"
-	"time"
 
 	"github.com/idemchaos/idemchaos/sim/workload"
-	"github.com/idemchaos/idemchaos/targets/failpoint"
+	"github.com/idemchaos/idemchaos/targets/api"
 )
-
-func TestParseInjection(t *testing.T) {
-	in, err := parseInjection("pg-latency:500ms@before-commit")
-	if err != nil || in.action != "pg-latency" || in.arg != 500*time.Millisecond || in.point != failpoint.BeforeCommit {
-		t.Fatalf("got %+v, %v", in, err)
-	}
-	for _, bad := range []string{"pg-cut", "pg-cut@nowhere", "melt@after-commit", "delay:forever@after-commit", "delay:-1s@after-commit", "delay:1h@after-commit"} {
-		if _, err := parseInjection(bad); err == nil {
-			t.Errorf("%q accepted", bad)
-		}
-	}
-}
 
 func TestEveryPlannedInjectionParses(t *testing.T) {
 	for _, sc := range Catalog() {
@@ -28,7 +15,7 @@ func TestEveryPlannedInjectionParses(t *testing.T) {
 				if f.Inject == "" {
 					continue
 				}
-				if _, err := parseInjection(f.Inject); err != nil {
+				if _, err := api.ParseInjection(f.Inject); err != nil {
 					t.Fatalf("%s seed %d: %v", sc.Name, seed, err)
 				}
 			}

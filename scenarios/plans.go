@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/idemchaos/idemchaos/sim/fault"
 	"github.com/idemchaos/idemchaos/sim/workload"
 )
 
@@ -64,12 +63,12 @@ func planDropped(rng *rand.Rand, p Params) workload.Plan {
 		op.Tries = make([]workload.Try, 3)
 		for t := range op.Tries {
 			if t == 0 && rng.IntN(4) != 0 || t == 1 && rng.IntN(3) == 0 {
-				op.Tries[t].Fault = string(fault.DropResponse)
+				op.Tries[t].Fault = workload.DropResponse
 			}
 		}
 	}
 	if len(plan.Faults()) == 0 { // the scenario is about drops: place at least one
-		plan.Ops[0].Tries[0].Fault = string(fault.DropResponse)
+		plan.Ops[0].Tries[0].Fault = workload.DropResponse
 	}
 	spread(plan.Ops, rng, p.Replicas)
 	return plan

@@ -4,7 +4,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/idemchaos/idemchaos/sim/fault"
 	"github.com/idemchaos/idemchaos/sim/workload"
 )
 
@@ -60,7 +59,7 @@ func planDBFault(rng *rand.Rand, p Params) workload.Plan {
 // planRedisFault: each op's first try loses its response and cuts the Redis
 // link right after the Postgres commit.
 func planRedisFault(rng *rand.Rand, p Params) workload.Plan {
-	return chainedFaults(rng, p, 3, 10, string(fault.DropResponse), "redis-cut@after-commit")
+	return chainedFaults(rng, p, 3, 10, workload.DropResponse, "redis-cut@after-commit")
 }
 
 // planSlowCharge: each op's first try meets Postgres latency right before its
@@ -81,7 +80,7 @@ func planFanout(rng *rand.Rand, p Params) workload.Plan {
 		for t := range op.Tries {
 			op.Tries[t].Replica = (first + t) % p.Replicas
 		}
-		op.Tries[0].Fault = string(fault.DropResponse)
+		op.Tries[0].Fault = workload.DropResponse
 	}
 	return plan
 }
@@ -125,7 +124,7 @@ func planStorm(rng *rand.Rand, p Params) workload.Plan {
 		op.Delay = time.Duration(rng.IntN(200)) * time.Millisecond
 		switch x := rng.IntN(100); {
 		case x < 30 || i == 0:
-			op.Tries[0].Fault = string(fault.DropResponse)
+			op.Tries[0].Fault = workload.DropResponse
 		case x < 45 || i == 1 || i == 2:
 			op.Tries[0].Inject = "delay:300ms@before-commit"
 		}

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/idemchaos/idemchaos/sim/client"
-	"github.com/idemchaos/idemchaos/targets/failpoint"
+	"github.com/idemchaos/idemchaos/targets/api"
 )
 
 // short timeouts for the fault scenarios: the claim outlives a normal charge
@@ -19,7 +19,7 @@ var catalog = []Scenario{
 		Reveals: "check-then-act races; the 409 contract", Plan: planConcurrent, Assume: assumeOverlap},
 	{Name: "forced-race", Doc: "a gate holds request A after its key check until B has committed: the race on every run",
 		Reveals: "the check-then-act race, deterministically", Plan: planForcedRace, Assume: assumeGateEngaged,
-		Gate:      &GateSpec{Hold: failpoint.AfterCheck, Until: failpoint.AfterCommit, Timeout: time.Second},
+		Gate:      &GateSpec{Hold: api.AfterCheck, Until: api.AfterCommit, Timeout: time.Second},
 		Internals: "needs a gate inside the target (failpoints) to force the interleaving"},
 	{Name: "dropped-response", Doc: "the response is dropped by Toxiproxy after the server committed; the client retries the same key",
 		Reveals: "missing or per-replica idempotency", Plan: planDropped, Assume: assumeFaultFired},

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/idemchaos/idemchaos/targets/api"
 	"github.com/idemchaos/idemchaos/targets/failpoint"
 )
 
@@ -31,7 +32,7 @@ type tracer struct {
 // arm installs the tracer at every point; arm it before any gate so that
 // arrival, not release, is recorded.
 func (t *tracer) arm(s *failpoint.Set) {
-	for _, p := range failpoint.Points() {
+	for _, p := range api.Points() {
 		s.Arm("trace", p, failpoint.Any, t.record)
 	}
 }

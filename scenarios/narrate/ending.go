@@ -6,6 +6,7 @@ import (
 
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/check"
+	"github.com/idemchaos/idemchaos/sim/workload"
 )
 
 // ending tells how the story ends: the money, then each anomaly the checker
@@ -136,7 +137,7 @@ func (s *story) summary() string {
 func (u *unit) outcomeWord() string {
 	a := u.last()
 	switch {
-	case a.Status == 0 || a.Fault == dropResponse && !u.clientGot():
+	case a.Status == 0 || a.Fault == workload.DropResponse && !u.clientGot():
 		return "no answer"
 	case is2xx(a.Status) && a.Server != nil && a.Server.Replayed:
 		return "the replay"

@@ -1,51 +1,38 @@
 package narrate
 
-import "strings"
-
-// injection is a plan's in-target fault: "ACTION[:DURATION]@POINT".
-type injection struct {
-	action, arg, point string
-}
-
-func parseInjection(spec string) (injection, bool) {
-	what, point, ok := strings.Cut(spec, "@")
-	if !ok {
-		return injection{}, false
-	}
-	action, arg, _ := strings.Cut(what, ":")
-	return injection{action: action, arg: arg, point: point}, true
-}
+import "github.com/idemchaos/idemchaos/targets/api"
 
 // injected is the fault the plan placed inside the target for the unit's
 // try, if any.
-func (u *unit) injected() (injection, bool) {
+func (u *unit) injected() (api.Injection, bool) {
 	if u.op.plan == nil || len(u.events) == 0 {
-		return injection{}, false
+		return api.Injection{}, false
 	}
-	return parseInjection(u.op.plan.TryAt(u.first().Try).Inject)
+	in, err := api.ParseInjection(u.op.plan.TryAt(u.first().Try).Inject)
+	return in, err == nil
 }
 
 // faults tells the fault injected at point, if the request carries one
 // there: the request reached the point, so the fault fired.
 func (r *renderer) faults(u *unit, point string) {
 	in, ok := u.injected()
-	if !ok || in.point != point {
+	if !ok || string(in.Point) != point {
 		return
 	}
-	switch in.action {
-	case "pg-cut":
+	switch in.Action {
+	case api.PGCut:
 		r.cutLink(u, postgresID)
-	case "redis-cut":
+	case api.RedisCut:
 		r.cutLink(u, redisID)
-	case "pg-latency":
+	case api.PGLatency:
 		r.say("fault: the link from %s to Postgres turns slow", u.replica())
 		r.draw("Note over %s,PG: link slow (fault)", u.rid())
-	case "delay":
+	case api.Delay:
 		r.say("fault: %s stalls here, on purpose", u.request())
 		r.draw("Note over %s: %s stalls (fault)", u.rid(), u.short())
 	default:
-		r.say("fault: %s fires here (%s)", in.action, u.request())
-		r.draw("Note over %s: %s (fault)", u.rid(), in.action)
+		r.say("fault: %s fires here (%s)", in.Action, u.request())
+		r.draw("Note over %s: %s (fault)", u.rid(), in.Action)
 	}
 }
 

@@ -4,12 +4,13 @@ import (
 	"fmt"
 
 	"github.com/idemchaos/idemchaos/sim/history"
+	"github.com/idemchaos/idemchaos/sim/workload"
 )
 
 // clientGot reports whether the unit's client received the server's answer.
 func (u *unit) clientGot() bool {
 	a := u.last()
-	return a.Server != nil && a.Status != 0 && a.Status == a.Server.Status && a.Fault != dropResponse
+	return a.Server != nil && a.Status != 0 && a.Status == a.Server.Status && a.Fault != workload.DropResponse
 }
 
 // answer tells the server's answer when the client's result does not say it
@@ -28,7 +29,7 @@ func (r *renderer) answer(u *unit) {
 	case u.first().Hidden:
 		text += ", to a re-send its client never made"
 		arrow, msg = "--x", msg+", nobody waits"
-	case u.last().Fault == dropResponse:
+	case u.last().Fault == workload.DropResponse:
 		text += ", but Toxiproxy drops the answer"
 		arrow, msg = "--x", msg+", dropped"
 	default:
@@ -75,7 +76,7 @@ func (r *renderer) result(u *unit) {
 	case a.Outcome == history.NotSent:
 		r.say("%s cannot connect: the request is not sent", u.client())
 		r.draw("Note over %s: not sent", u.mid())
-	case a.Fault == dropResponse && !u.clientGot():
+	case a.Fault == workload.DropResponse && !u.clientGot():
 		r.say("%s never sees the answer: Toxiproxy dropped it, so for the client the outcome is unknown", u.client())
 		r.draw("Note over %s: no answer, outcome unknown", u.mid())
 	case a.Status == 0:

@@ -4,11 +4,8 @@ import (
 	"time"
 
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/sim/workload"
 )
-
-// dropResponse is the client-side fault that loses a response on its way
-// back (sim/fault.DropResponse, not imported: this package does no I/O).
-const dropResponse = "drop-response"
 
 // stepKind is what a step of a unit is.
 type stepKind int
@@ -74,7 +71,7 @@ func buildSteps(u *unit) {
 // it goes where it happened.
 func placeResult(u *unit, steps []*step, r *step) []*step {
 	a := u.last()
-	if len(u.tries) > 1 || len(u.events) == 0 || a.Server == nil || a.Fault == dropResponse || r.at >= a.Server.End {
+	if len(u.tries) > 1 || len(u.events) == 0 || a.Server == nil || a.Fault == workload.DropResponse || r.at >= a.Server.End {
 		return append(steps, r)
 	}
 	for i := 1; i < len(steps); i++ {

@@ -23,8 +23,8 @@ func (s *story) timings() []string {
 		out = append(out, "ledger ids: "+c)
 	}
 	for _, u := range s.units {
-		if in, ok := u.injected(); ok && in.arg != "" {
-			out = append(out, fmt.Sprintf("fault on %s: %s for %s at %s", u.first().ID, in.action, in.arg, in.point))
+		if in, ok := u.injected(); ok && in.Arg > 0 {
+			out = append(out, fmt.Sprintf("fault on %s: %s for %s at %s", u.first().ID, in.Action, in.Arg, in.Point))
 		}
 	}
 	return append(out, s.runTiming())

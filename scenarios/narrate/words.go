@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/idemchaos/idemchaos/sim/history"
+	"github.com/idemchaos/idemchaos/sim/workload"
 )
 
 // send tells a client putting a request on the wire.
@@ -18,7 +19,7 @@ func (r *renderer) send(u *unit) {
 	if r.s.replicas {
 		text += " to " + u.replica()
 	}
-	if a.Fault == dropResponse {
+	if a.Fault == workload.DropResponse {
 		text += ", through a proxy that will drop the answer"
 		msg += ", answer to be dropped"
 	}

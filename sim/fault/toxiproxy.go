@@ -18,6 +18,7 @@ import (
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
 	toxiclient "github.com/Shopify/toxiproxy/v2/client"
+	"github.com/idemchaos/idemchaos/sim/workload"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 )
@@ -114,7 +115,7 @@ type Toxic string
 const (
 	// DropResponse swallows everything the target sends back: the request
 	// reaches the server and commits, the client never learns the outcome.
-	DropResponse Toxic = "drop-response"
+	DropResponse Toxic = workload.DropResponse
 	// Blackhole swallows traffic both ways without closing: calls hang.
 	Blackhole Toxic = "blackhole"
 	// Latency delays every reply by the link's latency setting.

@@ -20,12 +20,16 @@ type Account struct {
 	Opening  int64  `json:"opening"`
 }
 
+// DropResponse is the client-side fault of a try (Try.Fault): the request
+// reaches the target, which answers, and the answer is lost on its way back.
+const DropResponse = "drop-response"
+
 // Try is the route and faults of one try of an operation.
 type Try struct {
 	Replica int    `json:"replica"`
-	Fault   string `json:"fault,omitempty"` // on the client's path: the try is routed through a faulty link
+	Fault   string `json:"fault,omitempty"` // on the client's path: the try is routed through a faulty link (DropResponse)
 	// Inject is a fault fired inside the target when this try reaches a
-	// failpoint, as "ACTION@POINT" (e.g. "redis-cut@after-commit").
+	// failpoint, as api.Injection writes it ("redis-cut@after-commit").
 	Inject string `json:"inject,omitempty"`
 }
 

@@ -1,46 +1,21 @@
-// Package failpoint names points inside a target request where a scenario can
-// pause the request (a gate) or fire a fault (cut a store link right after
-// the Postgres commit, say). Strategies evaluate the points they pass; an
-// unarmed Set costs one atomic load per point.
+// Package failpoint arms the named points (api.Point) inside a target
+// request, where a scenario can pause the request (a gate) or fire a fault
+// (cut a store link right after the Postgres commit, say). Strategies
+// evaluate the points they pass; an unarmed Set costs one atomic load per
+// point.
 package failpoint
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"sync/atomic"
+
+	"github.com/idemchaos/idemchaos/targets/api"
 )
-
-// Point is a named place in a request.
-type Point string
-
-// The points, in the order a request passes them.
-const (
-	AfterCheck          Point = "after-check"           // the key was looked up (or claimed) and found free
-	AfterClaim          Point = "after-claim"           // the key is claimed by this request
-	BeforeCommit        Point = "before-commit"         // the charge is written, its transaction not yet committed
-	AfterCommit         Point = "after-commit"          // the charge is committed in Postgres
-	BeforeStoreResponse Point = "before-store-response" // about to store the final response for replays
-)
-
-// Points lists every point in request order.
-func Points() []Point {
-	return []Point{AfterCheck, AfterClaim, BeforeCommit, AfterCommit, BeforeStoreResponse}
-}
-
-// ParsePoint checks a point name.
-func ParsePoint(s string) (Point, error) {
-	for _, p := range Points() {
-		if string(p) == s {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("unknown failpoint %q (known: %v)", s, Points())
-}
 
 // Hit is a request reaching a point.
 type Hit struct {
-	Point     Point
+	Point     api.Point
 	Key       string
 	AttemptID string
 	Replica   int
@@ -62,7 +37,7 @@ func Any(Hit) bool { return true }
 
 type hook struct {
 	name   string
-	point  Point
+	point  api.Point
 	match  Match
 	action Action
 }
@@ -75,12 +50,12 @@ type Set struct {
 	hooks  []hook
 	heals  map[string][]func()
 	fired  map[string]int
-	points map[Point]int
+	points map[api.Point]int
 }
 
 // Arm adds an action at point p for the requests match selects; name labels
 // it in Fired.
-func (s *Set) Arm(name string, p Point, match Match, a Action) {
+func (s *Set) Arm(name string, p api.Point, match Match, a Action) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.hooks = append(s.hooks, hook{name: name, point: p, match: match, action: a})
@@ -88,7 +63,7 @@ func (s *Set) Arm(name string, p Point, match Match, a Action) {
 }
 
 // Eval is called by a strategy when a request passes point p.
-func (s *Set) Eval(ctx context.Context, p Point, key, attemptID string, replica int) {
+func (s *Set) Eval(ctx context.Context, p api.Point, key, attemptID string, replica int) {
 	if s == nil || !s.armed.Load() {
 		return
 	}
@@ -115,7 +90,7 @@ func (s *Set) record(name string, h Hit, heal func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.fired == nil {
-		s.fired, s.heals, s.points = map[string]int{}, map[string][]func(){}, map[Point]int{}
+		s.fired, s.heals, s.points = map[string]int{}, map[string][]func(){}, map[api.Point]int{}
 	}
 	s.fired[name]++
 	s.points[h.Point]++

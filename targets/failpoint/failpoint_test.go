@@ -6,15 +6,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemchaos/idemchaos/targets/api"
 	"github.com/idemchaos/idemchaos/targets/failpoint"
 )
 
 func TestNilAndUnarmedSetsNeverFire(t *testing.T) {
 	var nilSet *failpoint.Set
-	nilSet.Eval(context.Background(), failpoint.AfterCommit, "k", "a", 0)
+	nilSet.Eval(context.Background(), api.AfterCommit, "k", "a", 0)
 	nilSet.End("a")
 	var s failpoint.Set
-	s.Eval(context.Background(), failpoint.AfterCommit, "k", "a", 0)
+	s.Eval(context.Background(), api.AfterCommit, "k", "a", 0)
 	if len(s.Fired()) != 0 {
 		t.Fatal("an unarmed set fired")
 	}
@@ -23,16 +24,16 @@ func TestNilAndUnarmedSetsNeverFire(t *testing.T) {
 func TestActionFiresOnMatchAndHealsAtEnd(t *testing.T) {
 	var s failpoint.Set
 	healed := 0
-	s.Arm("cut", failpoint.AfterCommit, failpoint.Attempt("o1-t1"), func(ctx context.Context, h failpoint.Hit) func() {
+	s.Arm("cut", api.AfterCommit, failpoint.Attempt("o1-t1"), func(ctx context.Context, h failpoint.Hit) func() {
 		return func() { healed++ }
 	})
 	ctx := context.Background()
-	s.Eval(ctx, failpoint.AfterCommit, "k", "o2-t1", 0)  // another attempt
-	s.Eval(ctx, failpoint.BeforeCommit, "k", "o1-t1", 0) // another point
+	s.Eval(ctx, api.AfterCommit, "k", "o2-t1", 0)  // another attempt
+	s.Eval(ctx, api.BeforeCommit, "k", "o1-t1", 0) // another point
 	if s.Fired()["cut"] != 0 {
 		t.Fatal("fired on a non-matching hit")
 	}
-	s.Eval(ctx, failpoint.AfterCommit, "k", "o1-t1", 0)
+	s.Eval(ctx, api.AfterCommit, "k", "o1-t1", 0)
 	if s.Fired()["cut"] != 1 || healed != 0 {
 		t.Fatalf("fired %d, healed %d; want 1, 0", s.Fired()["cut"], healed)
 	}
@@ -47,7 +48,7 @@ func TestActionFiresOnMatchAndHealsAtEnd(t *testing.T) {
 // until the second reaches after-commit.
 func TestGateForcesTheInterleaving(t *testing.T) {
 	var s failpoint.Set
-	g := &failpoint.Gate{Hold: failpoint.AfterCheck, Until: failpoint.AfterCommit, Timeout: 5 * time.Second}
+	g := &failpoint.Gate{Hold: api.AfterCheck, Until: api.AfterCommit, Timeout: 5 * time.Second}
 	g.Arm(&s)
 	ctx := context.Background()
 	var mu sync.Mutex
@@ -55,16 +56,16 @@ func TestGateForcesTheInterleaving(t *testing.T) {
 	note := func(x string) { mu.Lock(); order = append(order, x); mu.Unlock() }
 	done := make(chan struct{})
 	go func() {
-		s.Eval(ctx, failpoint.AfterCheck, "k", "A", 0)
+		s.Eval(ctx, api.AfterCheck, "k", "A", 0)
 		note("A passed")
 		close(done)
 	}()
 	for engaged, _ := g.Stats(); engaged == 0; engaged, _ = g.Stats() {
 		time.Sleep(time.Millisecond)
 	}
-	s.Eval(ctx, failpoint.AfterCheck, "k", "B", 0) // not held: A is
+	s.Eval(ctx, api.AfterCheck, "k", "B", 0) // not held: A is
 	note("B committed")
-	s.Eval(ctx, failpoint.AfterCommit, "k", "B", 0)
+	s.Eval(ctx, api.AfterCommit, "k", "B", 0)
 	<-done
 	if order[0] != "B committed" || order[1] != "A passed" {
 		t.Fatalf("order %v; want B to commit before A passes", order)
@@ -76,10 +77,10 @@ func TestGateForcesTheInterleaving(t *testing.T) {
 
 func TestGateTimesOut(t *testing.T) {
 	var s failpoint.Set
-	g := &failpoint.Gate{Hold: failpoint.AfterCheck, Until: failpoint.AfterCommit, Timeout: 20 * time.Millisecond}
+	g := &failpoint.Gate{Hold: api.AfterCheck, Until: api.AfterCommit, Timeout: 20 * time.Millisecond}
 	g.Arm(&s)
 	start := time.Now()
-	s.Eval(context.Background(), failpoint.AfterCheck, "k", "A", 0)
+	s.Eval(context.Background(), api.AfterCheck, "k", "A", 0)
 	if time.Since(start) < 20*time.Millisecond {
 		t.Fatal("the gate did not hold")
 	}
@@ -88,22 +89,11 @@ func TestGateTimesOut(t *testing.T) {
 	}
 }
 
-func TestParsePoint(t *testing.T) {
-	for _, p := range failpoint.Points() {
-		if got, err := failpoint.ParsePoint(string(p)); err != nil || got != p {
-			t.Fatalf("%s: %v", p, err)
-		}
-	}
-	if _, err := failpoint.ParsePoint("mid-air"); err == nil {
-		t.Fatal("unknown point accepted")
-	}
-}
-
 // BenchmarkUnarmed shows the cost of a point nobody armed.
 func BenchmarkUnarmed(b *testing.B) {
 	var s failpoint.Set
 	ctx := context.Background()
 	for b.Loop() {
-		s.Eval(ctx, failpoint.AfterCommit, "k", "a", 0)
+		s.Eval(ctx, api.AfterCommit, "k", "a", 0)
 	}
 }

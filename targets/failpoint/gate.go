@@ -4,14 +4,16 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/idemchaos/idemchaos/targets/api"
 )
 
 // Gate forces an interleaving: the first request of a key to reach Hold waits
 // there until another request of the same key reaches Until (or Timeout
 // passes). It is how forced-race shows a check-then-act race on every run.
 type Gate struct {
-	Hold    Point
-	Until   Point
+	Hold    api.Point
+	Until   api.Point
 	Timeout time.Duration
 
 	mu      sync.Mutex

@@ -4,9 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/idemchaos/idemchaos/targets/api"
 	"github.com/jackc/pgx/v5"
-
-	"github.com/idemchaos/idemchaos/targets/failpoint"
 )
 
 // redisPgGuard uses Redis only for the fast path (a concurrent duplicate gets
@@ -24,7 +23,7 @@ func (s redisPgGuard) Handle(ctx context.Context, r Request) Response {
 	if err == nil && !won {
 		return existing(ctx, s.deps, r)
 	}
-	s.deps.at(ctx, failpoint.AfterClaim, r)
+	s.deps.at(ctx, api.AfterClaim, r)
 	resp, err := inTx(ctx, s.deps, r, func(tx pgx.Tx) (Response, error) { return s.work(ctx, tx, r) })
 	if err != nil {
 		s.deps.Redis.Del(ctx, s.deps.redisKey(r.Key)) // best effort: Postgres is the truth
@@ -48,11 +47,11 @@ func (s redisPgGuard) work(ctx context.Context, tx pgx.Tx, r Request) (Response,
 		stored, _, err := loadKeyRow(ctx, tx, r.Key)
 		return answerStored(s.deps, stored, r, true), err
 	}
-	s.deps.at(ctx, failpoint.AfterCheck, r)
+	s.deps.at(ctx, api.AfterCheck, r)
 	resp, err := charge(ctx, tx, r)
 	if err != nil {
 		return Response{}, err
 	}
-	s.deps.at(ctx, failpoint.BeforeStoreResponse, r)
+	s.deps.at(ctx, api.BeforeStoreResponse, r)
 	return resp, storeKeyResponse(ctx, tx, r.Key, resp)
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync"
 
-	"github.com/idemchaos/idemchaos/targets/failpoint"
+	"github.com/idemchaos/idemchaos/targets/api"
 )
 
 // memory keeps claims and responses in a per-process map: correct on one
@@ -30,11 +30,11 @@ func (s *memory) Handle(ctx context.Context, r Request) Response {
 	if resp, ok := s.claim(r); !ok {
 		return resp
 	}
-	s.deps.at(ctx, failpoint.AfterCheck, r)
-	s.deps.at(ctx, failpoint.AfterClaim, r)
+	s.deps.at(ctx, api.AfterCheck, r)
+	s.deps.at(ctx, api.AfterClaim, r)
 	resp := runCharge(ctx, s.deps, r)
 	if cacheable(resp) {
-		s.deps.at(ctx, failpoint.BeforeStoreResponse, r)
+		s.deps.at(ctx, api.BeforeStoreResponse, r)
 	}
 	s.finish(r, resp)
 	return resp

@@ -5,9 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/idemchaos/idemchaos/targets/api"
 	"github.com/jackc/pgx/v5"
-
-	"github.com/idemchaos/idemchaos/targets/failpoint"
 )
 
 // pgSplit commits the key row as in progress in a first transaction, then
@@ -31,14 +30,14 @@ func (s pgSplit) Handle(ctx context.Context, r Request) Response {
 	case err != nil:
 		return unavailable(err)
 	}
-	s.deps.at(ctx, failpoint.AfterCheck, r)
-	s.deps.at(ctx, failpoint.AfterClaim, r)
+	s.deps.at(ctx, api.AfterCheck, r)
+	s.deps.at(ctx, api.AfterClaim, r)
 	resp, err := inTx(ctx, s.deps, r, func(tx pgx.Tx) (Response, error) {
 		resp, err := charge(ctx, tx, r)
 		if err != nil {
 			return Response{}, err
 		}
-		s.deps.at(ctx, failpoint.BeforeStoreResponse, r)
+		s.deps.at(ctx, api.BeforeStoreResponse, r)
 		return resp, storeKeyResponse(ctx, tx, r.Key, resp)
 	})
 	if err != nil {

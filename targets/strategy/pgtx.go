@@ -5,9 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/idemchaos/idemchaos/targets/api"
 	"github.com/jackc/pgx/v5"
-
-	"github.com/idemchaos/idemchaos/targets/failpoint"
 )
 
 // pgTx is the reference design: one Postgres transaction takes a non-blocking
@@ -48,7 +47,7 @@ func (s pgTx) work(ctx context.Context, tx pgx.Tx, r Request) (Response, error) 
 	if !locked {
 		return Response{}, errBusy
 	}
-	s.deps.at(ctx, failpoint.AfterClaim, r)
+	s.deps.at(ctx, api.AfterClaim, r)
 	stored, found, err := loadKeyRow(ctx, tx, r.Key)
 	if err != nil {
 		return Response{}, err
@@ -56,7 +55,7 @@ func (s pgTx) work(ctx context.Context, tx pgx.Tx, r Request) (Response, error) 
 	if found {
 		return answerStored(s.deps, stored, r, s.fingerprint), nil
 	}
-	s.deps.at(ctx, failpoint.AfterCheck, r)
+	s.deps.at(ctx, api.AfterCheck, r)
 	return chargeAndStore(ctx, s.deps, tx, r)
 }
 
@@ -70,7 +69,7 @@ func chargeAndStore(ctx context.Context, d Deps, tx pgx.Tx, r Request) (Response
 	if err != nil {
 		return Response{}, err
 	}
-	d.at(ctx, failpoint.BeforeStoreResponse, r)
+	d.at(ctx, api.BeforeStoreResponse, r)
 	return resp, storeKeyResponse(ctx, tx, r.Key, resp)
 }
 

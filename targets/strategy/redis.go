@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/idemchaos/idemchaos/targets/failpoint"
+	"github.com/idemchaos/idemchaos/targets/api"
 )
 
 // redisGetSet checks the key, charges, then sets the response: the classic
@@ -25,10 +25,10 @@ func (s redisGetSet) Handle(ctx context.Context, r Request) Response {
 	if found {
 		return answerExisting(s.deps, rec, r)
 	}
-	s.deps.at(ctx, failpoint.AfterCheck, r)
+	s.deps.at(ctx, api.AfterCheck, r)
 	resp := runCharge(ctx, s.deps, r)
 	if cacheable(resp) {
-		s.deps.at(ctx, failpoint.BeforeStoreResponse, r)
+		s.deps.at(ctx, api.BeforeStoreResponse, r)
 		_ = storeDone(ctx, s.deps, r, resp) // the charge is done whatever Redis says
 	}
 	return resp
@@ -57,12 +57,12 @@ func (s redisClaim) Handle(ctx context.Context, r Request) Response {
 	if !won {
 		return existing(ctx, s.deps, r)
 	}
-	s.deps.at(ctx, failpoint.AfterCheck, r)
-	s.deps.at(ctx, failpoint.AfterClaim, r)
+	s.deps.at(ctx, api.AfterCheck, r)
+	s.deps.at(ctx, api.AfterClaim, r)
 	resp := runCharge(ctx, s.deps, r)
 	switch {
 	case cacheable(resp) || s.cacheErrors:
-		s.deps.at(ctx, failpoint.BeforeStoreResponse, r)
+		s.deps.at(ctx, api.BeforeStoreResponse, r)
 		_ = storeDone(ctx, s.deps, r, resp) // a lost write here is the two-system flaw
 	case s.release:
 		s.deps.Redis.Del(ctx, s.deps.redisKey(r.Key))

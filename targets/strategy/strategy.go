@@ -63,7 +63,7 @@ type Deps struct {
 }
 
 // at evaluates failpoint p for request r.
-func (d Deps) at(ctx context.Context, p failpoint.Point, r Request) {
+func (d Deps) at(ctx context.Context, p api.Point, r Request) {
 	d.Failpoints.Eval(ctx, p, r.Key, r.AttemptID, r.Replica)
 }
 
@@ -108,13 +108,13 @@ func inTx(ctx context.Context, d Deps, r Request, work func(pgx.Tx) (Response, e
 		return Response{}, err
 	}
 	if resp.charged {
-		d.at(ctx, failpoint.BeforeCommit, r)
+		d.at(ctx, api.BeforeCommit, r)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return Response{}, fmt.Errorf("commit: %w", err)
 	}
 	if resp.charged {
-		d.at(ctx, failpoint.AfterCommit, r)
+		d.at(ctx, api.AfterCommit, r)
 	}
 	return resp, nil
 }

@@ -1,0 +1,84 @@
+package api
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Action is what an Injection does inside the target.
+type Action string
+
+// The actions a plan can inject inside a target.
+const (
+	Delay     Action = "delay"      // the request waits at the point
+	PGCut     Action = "pg-cut"     // the app-to-Postgres link is cut until the request ends
+	RedisCut  Action = "redis-cut"  // the app-to-Redis link is cut until the request ends
+	PGLatency Action = "pg-latency" // latency on the app-to-Postgres link until the request ends
+)
+
+// Actions lists every action.
+func Actions() []Action { return []Action{Delay, PGCut, RedisCut, PGLatency} }
+
+// TakesDuration reports whether the action is measured in time (a delay,
+// a latency).
+func (a Action) TakesDuration() bool { return a == Delay || a == PGLatency }
+
+// CutsLink reports whether the action cuts a store link: the one kind of
+// in-target fault a harness can also apply from outside, on a proxy the
+// service's store traffic goes through.
+func (a Action) CutsLink() bool { return a == PGCut || a == RedisCut }
+
+// MaxInjectionArg bounds the duration of an injection.
+const MaxInjectionArg = 10 * time.Second
+
+// Injection is a fault fired inside the target when a request reaches a
+// point, written "ACTION[:DURATION]@POINT" ("redis-cut@after-commit",
+// "delay:200ms@before-commit") in plans and fault schedules.
+type Injection struct {
+	Action Action
+	Arg    time.Duration // the delay or latency; 0 for a cut
+	Point  Point
+}
+
+// ParseInjection reads "ACTION[:DURATION]@POINT".
+func ParseInjection(s string) (Injection, error) {
+	var in Injection
+	what, where, ok := strings.Cut(s, "@")
+	if !ok {
+		return in, fmt.Errorf("injection %q: want ACTION@POINT", s)
+	}
+	p, err := ParsePoint(where)
+	if err != nil {
+		return in, fmt.Errorf("injection %q: %w", s, err)
+	}
+	in.Point = p
+	name, arg, hasArg := strings.Cut(what, ":")
+	if !knownAction(Action(name)) {
+		return in, fmt.Errorf("injection %q: unknown action %q", s, name)
+	}
+	in.Action = Action(name)
+	if hasArg {
+		if in.Arg, err = time.ParseDuration(arg); err != nil || in.Arg <= 0 || in.Arg > MaxInjectionArg {
+			return in, fmt.Errorf("injection %q: duration %q not in (0, %s]", s, arg, MaxInjectionArg)
+		}
+	}
+	return in, nil
+}
+
+func knownAction(a Action) bool {
+	for _, k := range Actions() {
+		if a == k {
+			return true
+		}
+	}
+	return false
+}
+
+// String writes the injection as ParseInjection reads it.
+func (in Injection) String() string {
+	if in.Arg > 0 {
+		return fmt.Sprintf("%s:%s@%s", in.Action, in.Arg, in.Point)
+	}
+	return string(in.Action) + "@" + string(in.Point)
+}
