@@ -138,11 +138,5 @@ func assumeFromPlan(plan workload.Plan) func(Observation) []string {
 	if injects {
 		checks = append(checks, assumeInjected)
 	}
-	return func(o Observation) []string {
-		var out []string
-		for _, c := range checks {
-			out = append(out, c(o)...)
-		}
-		return out
-	}
+	return allOf(checks)
 }

@@ -4,38 +4,22 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/idemchaos/idemchaos/scenarios/spec"
 	"github.com/idemchaos/idemchaos/sim/client"
 	"github.com/idemchaos/idemchaos/sim/workload"
 )
 
-// Spec is a scenario defined in a file from the building blocks (traffic
-// shape, duplicates, payload changes, faults and their timing). It is saved
-// with the cell, so a saved run is judged again without the file. The file
-// format is documented in examples/README.md; ParseSpec and LoadSpec read it
-// and fill every default, so a saved spec is complete.
-type Spec struct {
-	Name     string       `json:"name" yaml:"name"`
-	Doc      string       `json:"doc,omitempty" yaml:"doc"`
-	Reveals  string       `json:"reveals,omitempty" yaml:"reveals"`
-	File     string       `json:"file,omitempty" yaml:"-"` // where it was read from
-	Accounts SpecAccounts `json:"accounts" yaml:"accounts"`
-	Traffic  SpecTraffic  `json:"traffic" yaml:"traffic"`
-	Retries  SpecRetries  `json:"retries" yaml:"retries"`
-	Faults   []SpecFault  `json:"faults,omitempty" yaml:"faults"`
-	Probe    bool         `json:"probe,omitempty" yaml:"probe"`
-	Target   SpecTarget   `json:"target" yaml:"target"`
-}
-
-// Scenario builds the runnable scenario the spec describes, after checking
-// the spec (a spec read back from a saved cell is checked again).
-func (s Spec) Scenario() (Scenario, error) {
-	if err := s.Validate(); err != nil {
+// FromSpec builds the runnable scenario a scenario file describes, after
+// checking the spec again (a spec read back from a saved cell, say): its
+// name must not be a built-in scenario's.
+func FromSpec(s spec.Spec) (Scenario, error) {
+	if err := s.Validate(Names()); err != nil {
 		return Scenario{}, fmt.Errorf("scenario %q: %w", s.Name, err)
 	}
 	return Scenario{
-		Name: s.Name, Doc: s.Doc, Reveals: s.reveals(),
-		Plan:   func(rng *rand.Rand, p Params) workload.Plan { return s.plan(rng, p) },
-		Assume: s.assume(),
+		Name: s.Name, Doc: s.Doc, Reveals: s.Shown(),
+		Plan:   func(rng *rand.Rand, p Params) workload.Plan { return s.Plan(rng, p.Replicas) },
+		Assume: specAssume(s),
 		Target: Target{Replicas: s.Target.Replicas, ClaimTTL: s.Target.ClaimTTL.D(), KeyTTL: s.Target.KeyTTL.D()},
 		Policy: client.Policy{PerTry: s.Retries.PerTryTimeout.D(), Backoff: s.Retries.Backoff.D(),
 			MaxBackoff: s.Retries.MaxBackoff.D()},
@@ -43,28 +27,23 @@ func (s Spec) Scenario() (Scenario, error) {
 	}, nil
 }
 
-func (s Spec) reveals() string {
-	switch {
-	case s.Reveals != "":
-		return s.Reveals
-	case s.File != "":
-		return "custom scenario from " + s.File
-	}
-	return "custom scenario " + s.Name
-}
-
-// assume composes the self-checks of the building blocks the spec uses.
-func (s Spec) assume() func(Observation) []string {
+// specAssume composes the self-checks of the building blocks the spec uses.
+func specAssume(s spec.Spec) func(Observation) []string {
 	var checks []func(Observation) []string
-	if s.Traffic.Together && s.Traffic.Duplicates > 0 {
+	if s.Races() {
 		checks = append(checks, assumeOverlap)
 	}
-	if s.dropsResponses() {
+	if s.DropsResponses() {
 		checks = append(checks, assumeFaultFired)
 	}
-	if s.injects() {
+	if s.Injects() {
 		checks = append(checks, assumeInjected)
 	}
+	return allOf(checks)
+}
+
+// allOf runs every check and gathers what failed; nil when there is none.
+func allOf(checks []func(Observation) []string) func(Observation) []string {
 	if len(checks) == 0 {
 		return nil
 	}
@@ -75,22 +54,4 @@ func (s Spec) assume() func(Observation) []string {
 		}
 		return out
 	}
-}
-
-func (s Spec) dropsResponses() bool {
-	for _, f := range s.Faults {
-		if f.Kind == FaultDropResponse || f.DropResponse {
-			return true
-		}
-	}
-	return false
-}
-
-func (s Spec) injects() bool {
-	for _, f := range s.Faults {
-		if f.Kind != FaultDropResponse {
-			return true
-		}
-	}
-	return false
 }

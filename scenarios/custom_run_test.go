@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/spec"
 	"github.com/idemchaos/idemchaos/targets/api"
 )
 
@@ -16,13 +17,13 @@ func TestCustomSpecFileRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real targets")
 	}
-	spec, err := scenarios.LoadSpec("../examples/retry-burst.yaml")
+	file, err := spec.Load("../examples/retry-burst.yaml", scenarios.Names())
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := newRunner(t)
 	run := func(strategy string) (scenarios.Result, scenarios.Record) {
-		c := scenarios.Cell{Strategy: strategy, Scenario: spec.Name, Seed: 1, Profile: api.IETF, Custom: &spec}
+		c := scenarios.Cell{Strategy: strategy, Scenario: file.Name, Seed: 1, Profile: api.IETF, Custom: &file}
 		c, plan, err := scenarios.Prepare(c)
 		if err != nil {
 			t.Fatal(err)

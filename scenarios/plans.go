@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"fmt"
 	"math/rand/v2"
 
 	"github.com/idemchaos/idemchaos/sim/workload"
@@ -10,22 +9,21 @@ import (
 const (
 	accounts = 4
 	opening  = 1_000_000
-	currency = "EUR"
 )
 
 // base opens the accounts every scenario charges.
 func base() workload.Plan {
 	var p workload.Plan
 	for i := 1; i <= accounts; i++ {
-		p.Accounts = append(p.Accounts, workload.Account{ID: fmt.Sprintf("acct-%d", i), Currency: currency, Opening: opening})
+		p.Accounts = append(p.Accounts, workload.Account{ID: workload.AccountID(i), Currency: workload.Currency, Opening: opening})
 	}
 	return p
 }
 
 // newOp appends an op with a fresh key (or none), a random account and amount.
 func newOp(p *workload.Plan, rng *rand.Rand, withKey bool) *workload.Op {
-	op := workload.Op{ID: len(p.Ops), Account: fmt.Sprintf("acct-%d", 1+rng.IntN(accounts)),
-		Amount: int64(100 * (1 + rng.IntN(20))), Currency: currency, Group: -1, After: -1, MaxTries: 1}
+	op := workload.Op{ID: len(p.Ops), Account: workload.AccountID(1 + rng.IntN(accounts)),
+		Amount: int64(100 * (1 + rng.IntN(20))), Currency: workload.Currency, Group: -1, After: -1, MaxTries: 1}
 	if withKey {
 		op.Key = workload.NewKey(rng)
 	}
@@ -48,7 +46,7 @@ func planConcurrent(rng *rand.Rand, p Params) workload.Plan {
 			plan.Ops = append(plan.Ops, op)
 		}
 	}
-	spread(plan.Ops, rng, p.Replicas)
+	workload.Route(plan.Ops, rng, p.Replicas)
 	return plan
 }
 
@@ -70,7 +68,7 @@ func planDropped(rng *rand.Rand, p Params) workload.Plan {
 	if len(plan.Faults()) == 0 { // the scenario is about drops: place at least one
 		plan.Ops[0].Tries[0].Fault = workload.DropResponse
 	}
-	spread(plan.Ops, rng, p.Replicas)
+	workload.Route(plan.Ops, rng, p.Replicas)
 	return plan
 }
 
@@ -86,7 +84,7 @@ func planMismatch(rng *rand.Rand, p Params) workload.Plan {
 		second.Amount += int64(100 * (1 + rng.IntN(5)))
 		plan.Ops = append(plan.Ops, second)
 	}
-	spread(plan.Ops, rng, p.Replicas)
+	workload.Route(plan.Ops, rng, p.Replicas)
 	return plan
 }
 
@@ -97,22 +95,6 @@ func planMissingKey(rng *rand.Rand, p Params) workload.Plan {
 	for i := 0; i < ops; i++ {
 		newOp(&plan, rng, false)
 	}
-	spread(plan.Ops, rng, p.Replicas)
+	workload.Route(plan.Ops, rng, p.Replicas)
 	return plan
-}
-
-// spread routes every try of every op to a replica drawn from rng.
-func spread(ops []workload.Op, rng *rand.Rand, replicas int) {
-	if replicas < 1 {
-		replicas = 1
-	}
-	for i := range ops {
-		op := &ops[i]
-		for len(op.Tries) < op.MaxTries {
-			op.Tries = append(op.Tries, workload.Try{})
-		}
-		for t := range op.Tries {
-			op.Tries[t].Replica = rng.IntN(replicas)
-		}
-	}
 }

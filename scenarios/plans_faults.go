@@ -35,7 +35,7 @@ func planForcedRace(rng *rand.Rand, p Params) workload.Plan {
 		second.ID = len(plan.Ops)
 		plan.Ops = append(plan.Ops, second)
 	}
-	spread(plan.Ops, rng, p.Replicas)
+	workload.Route(plan.Ops, rng, p.Replicas)
 	return plan
 }
 
@@ -44,7 +44,7 @@ func planForcedRace(rng *rand.Rand, p Params) workload.Plan {
 func chainedFaults(rng *rand.Rand, p Params, n, tries int, fault, inject string) workload.Plan {
 	plan := base()
 	chain(keyedOps(&plan, rng, n, tries))
-	spread(plan.Ops, rng, p.Replicas)
+	workload.Route(plan.Ops, rng, p.Replicas)
 	for i := range plan.Ops {
 		plan.Ops[i].Tries[0].Fault, plan.Ops[i].Tries[0].Inject = fault, inject
 	}
@@ -73,7 +73,7 @@ func planSlowCharge(rng *rand.Rand, p Params) workload.Plan {
 func planFanout(rng *rand.Rand, p Params) workload.Plan {
 	plan := base()
 	keyedOps(&plan, rng, 8, 4)
-	spread(plan.Ops, rng, p.Replicas)
+	workload.Route(plan.Ops, rng, p.Replicas)
 	for i := range plan.Ops {
 		op := &plan.Ops[i]
 		first := rng.IntN(p.Replicas)
@@ -90,7 +90,7 @@ func planFanout(rng *rand.Rand, p Params) workload.Plan {
 func planClientTimeout(rng *rand.Rand, p Params) workload.Plan {
 	plan := base()
 	keyedOps(&plan, rng, 6, 12)
-	spread(plan.Ops, rng, p.Replicas)
+	workload.Route(plan.Ops, rng, p.Replicas)
 	for i := range plan.Ops {
 		plan.Ops[i].Tries[0].Inject = "delay:200ms@before-commit"
 	}
@@ -108,7 +108,7 @@ func planKeyExpiry(rng *rand.Rand, p Params) workload.Plan {
 		again.ID, again.After, again.Delay = len(plan.Ops), first.ID, 500*time.Millisecond
 		plan.Ops = append(plan.Ops, again)
 	}
-	spread(plan.Ops, rng, p.Replicas)
+	workload.Route(plan.Ops, rng, p.Replicas)
 	return plan
 }
 
@@ -118,7 +118,7 @@ func planStorm(rng *rand.Rand, p Params) workload.Plan {
 	const ops = 40
 	plan := base()
 	keyedOps(&plan, rng, ops, 6)
-	spread(plan.Ops, rng, p.Replicas)
+	workload.Route(plan.Ops, rng, p.Replicas)
 	for i := range plan.Ops {
 		op := &plan.Ops[i]
 		op.Delay = time.Duration(rng.IntN(200)) * time.Millisecond

@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idemchaos/idemchaos/scenarios/check"
+	"github.com/idemchaos/idemchaos/scenarios/spec"
 	"github.com/idemchaos/idemchaos/sim/client"
 	"github.com/idemchaos/idemchaos/sim/fault"
 	"github.com/idemchaos/idemchaos/sim/history"
@@ -86,7 +87,7 @@ type Cell struct {
 	ClaimTTL time.Duration `json:"claim_ttl_ns"` // default: the scenario's, else 5s
 	KeyTTL   time.Duration `json:"key_ttl_ns"`   // default: the scenario's, else 24h
 	// Custom is the scenario when it came from a file; Scenario is its name.
-	Custom *Spec `json:"custom,omitempty"`
+	Custom *spec.Spec `json:"custom,omitempty"`
 	// Target is the user's own service under test; nil: the built-in
 	// Strategy, deployed by the runner.
 	Target *External `json:"target,omitempty"`
@@ -95,7 +96,7 @@ type Cell struct {
 // scenario is the cell's scenario: from its file spec, else the catalog.
 func (c Cell) scenario() (Scenario, error) {
 	if c.Custom != nil {
-		return c.Custom.Scenario()
+		return FromSpec(*c.Custom)
 	}
 	return Lookup(c.Scenario)
 }

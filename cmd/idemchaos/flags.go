@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/idemchaos/idemchaos/scenarios/spec"
 	"github.com/idemchaos/idemchaos/targets/api"
 )
 
@@ -48,7 +49,7 @@ func profileFlag(value string) (api.Profile, error) {
 	if !strings.ContainsAny(value, "/.") {
 		return p, usageErrorf("--profile: %v, or a profile file", err)
 	}
-	if p, err = api.LoadProfile(value); err != nil {
+	if p, err = spec.LoadProfile(value); err != nil {
 		return p, usageErrorf("--profile: %v", err)
 	}
 	p.File = value

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/spec"
 	"github.com/idemchaos/idemchaos/targets/api"
 )
 
@@ -22,11 +23,11 @@ func scenarioCell(name, file string) (scenarios.Cell, error) {
 
 // fileCell reads a scenario file; a bad file is a usage error naming the field.
 func fileCell(file string) (scenarios.Cell, error) {
-	spec, err := scenarios.LoadSpec(file)
+	s, err := spec.Load(file, scenarios.Names())
 	if err != nil {
 		return scenarios.Cell{}, usageErrorf("%v", err)
 	}
-	return scenarios.Cell{Scenario: spec.Name, Custom: &spec}, nil
+	return scenarios.Cell{Scenario: s.Name, Custom: &s}, nil
 }
 
 // matrixScenarios is the scenario list of a matrix: the named ones (all

@@ -1,14 +1,13 @@
 package load
 
 import (
-	"fmt"
 	"math/rand/v2"
 
 	"github.com/idemchaos/idemchaos/sim/workload"
 )
 
 // Currency is the currency of every generated charge.
-const Currency = "EUR"
+const Currency = workload.Currency
 
 // Opening is the opening balance of every account: enough that no run within
 // the bounds (MaxCount charges of at most maxAmount) empties one.
@@ -62,13 +61,10 @@ func NewGen(c Config) *Gen {
 func (g *Gen) Accounts() []workload.Account {
 	out := make([]workload.Account, g.accounts)
 	for i := range out {
-		out[i] = workload.Account{ID: AccountID(i), Currency: Currency, Opening: Opening}
+		out[i] = workload.Account{ID: workload.AccountID(i + 1), Currency: Currency, Opening: Opening}
 	}
 	return out
 }
-
-// AccountID names account i (0-based) as "acct-(i+1)".
-func AccountID(i int) string { return fmt.Sprintf("acct-%d", i+1) }
 
 // Next draws request i.
 func (g *Gen) Next(i int) Request {
@@ -78,7 +74,7 @@ func (g *Gen) Next(i int) Request {
 		r.Index, r.Dup, r.Of = i, true, orig.Index
 		return r
 	}
-	r := Request{Index: i, Key: workload.NewKey(g.rng), Account: AccountID(g.rng.IntN(g.accounts)),
+	r := Request{Index: i, Key: workload.NewKey(g.rng), Account: workload.AccountID(1 + g.rng.IntN(g.accounts)),
 		Amount: minAmount + g.rng.Int64N(maxAmount-minAmount+1), Currency: Currency, Of: i}
 	g.remember(r)
 	return r

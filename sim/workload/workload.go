@@ -13,6 +13,12 @@ import (
 // MaxOps bounds a plan: every load loop of the harness is bounded in count.
 const MaxOps = 5000
 
+// Currency is the currency of the accounts a built-in plan opens.
+const Currency = "EUR"
+
+// AccountID names account n (1-based) of a built-in plan: "acct-1".
+func AccountID(n int) string { return fmt.Sprintf("acct-%d", n) }
+
 // Account is an account opened before the run.
 type Account struct {
 	ID       string `json:"id"`
@@ -111,6 +117,21 @@ func (p Plan) Validate() error {
 		ids[o.ID] = true
 	}
 	return nil
+}
+
+// Route routes every try of every op to a replica drawn from rng, after
+// giving each op a planned try for each of its MaxTries.
+func Route(ops []Op, rng *rand.Rand, replicas int) {
+	replicas = max(replicas, 1)
+	for i := range ops {
+		op := &ops[i]
+		for len(op.Tries) < op.MaxTries {
+			op.Tries = append(op.Tries, Try{})
+		}
+		for t := range op.Tries {
+			op.Tries[t].Replica = rng.IntN(replicas)
+		}
+	}
 }
 
 // NewKey draws a UUIDv4 idempotency key from rng.

@@ -1,4 +1,4 @@
-package scenarios
+package spec
 
 import (
 	"encoding/json"
@@ -19,7 +19,7 @@ import (
 func FuzzParseSpec(f *testing.F) {
 	f.Add([]byte("name: f\ntraffic: {keys: 2, duplicates: 1, together: true}\nfaults: [{kind: pg-cut, at: before-commit}]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := ParseSpec(data)
+		s, err := Parse(data, reserved)
 		if err != nil {
 			msg := err.Error()
 			if strings.ContainsAny(msg, "\n\r") || !strings.HasPrefix(msg, "scenario file: ") {
@@ -27,25 +27,27 @@ func FuzzParseSpec(f *testing.F) {
 			}
 			return
 		}
-		if err := s.Validate(); err != nil {
+		if err := s.Validate(reserved); err != nil {
 			t.Fatalf("parsed spec does not validate: %v", err)
 		}
 		checkRoundTrip(t, s)
-		sc, err := s.Scenario()
-		if err != nil {
-			t.Fatal(err)
-		}
 		for seed := uint64(1); seed <= 2; seed++ {
-			checkFuzzPlan(t, sc, seed)
+			checkFuzzPlan(t, s, seed)
 		}
 	})
 }
 
-// TestFuzzSeedsAsNamed: the seed corpus's valid-* inputs parse and its
-// invalid-* ones do not, so the corpus keeps covering both paths.
+// TestFuzzSeedsAsNamed: the seed corpora's valid-* inputs parse and their
+// invalid-* ones do not, so each corpus keeps covering both paths.
 func TestFuzzSeedsAsNamed(t *testing.T) {
 	for name, data := range fuzzSeeds(t, "testdata/fuzz/FuzzParseSpec") {
-		_, err := ParseSpec(data)
+		_, err := Parse(data, reserved)
+		if strings.HasPrefix(name, "valid-") != (err == nil) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	for name, data := range fuzzSeeds(t, "testdata/fuzz/FuzzParseProfile") {
+		_, err := ParseProfile(data)
 		if strings.HasPrefix(name, "valid-") != (err == nil) {
 			t.Errorf("%s: %v", name, err)
 		}
@@ -86,8 +88,8 @@ func checkRoundTrip(t *testing.T, s Spec) {
 	}
 }
 
-func checkFuzzPlan(t *testing.T, sc Scenario, seed uint64) {
-	p := sc.Plan(workload.Seeded(seed, "plan/"+sc.Name), Params{Replicas: sc.Target.Replicas})
+func checkFuzzPlan(t *testing.T, s Spec, seed uint64) {
+	p := s.Plan(workload.Seeded(seed, "plan/"+s.Name), s.Target.Replicas)
 	if err := p.Validate(); err != nil {
 		t.Fatalf("seed %d: %v", seed, err)
 	}

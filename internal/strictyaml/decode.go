@@ -1,4 +1,11 @@
-package api
+// Package strictyaml decodes the files a user hands idemchaos (scenario
+// files, profile files) strictly: one YAML document (a JSON object is one
+// too) into a struct with yaml tags, where an unknown or repeated field, a
+// value of the wrong type, a null, an alias or a second document is an
+// error, fields left out take their `default:"..."` tag, and every error is
+// one line naming the field path and the line of the file. It is internal:
+// the file formats are documented, this decoder is not a stable API.
+package strictyaml
 
 import (
 	"bytes"
@@ -12,10 +19,10 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// MaxFileBytes bounds a profile or scenario file.
-const MaxFileBytes = 1 << 20
+// MaxBytes bounds a file.
+const MaxBytes = 1 << 20
 
-// DecodeStrictYAML decodes one YAML document (a JSON object is one too) into
+// Decode decodes one YAML document (a JSON object is one too) into
 // v, a pointer to a struct whose fields carry yaml tags. It is the decoder of
 // every file a user hands idemchaos, and it is strict: an unknown or repeated
 // field, a value of the wrong type (a string where a number is wanted, a
@@ -23,7 +30,7 @@ const MaxFileBytes = 1 << 20
 // error. Fields left out keep their `default:"..."` tag, else their current
 // value. Every error is one line that names the field path (traffic.keys,
 // faults[1].share) and, when known, the line of the file; it never panics.
-func DecodeStrictYAML(data []byte, v any) (err error) {
+func Decode(data []byte, v any) (err error) {
 	defer func() {
 		if r := recover(); r != nil { // the YAML parser reads untrusted input
 			err = fmt.Errorf("the YAML parser failed: %s", oneLine(fmt.Sprint(r)))
@@ -33,8 +40,8 @@ func DecodeStrictYAML(data []byte, v any) (err error) {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
 		return fmt.Errorf("decode: want a pointer to a struct, got %T", v)
 	}
-	if len(data) > MaxFileBytes {
-		return fmt.Errorf("the file has %d bytes; at most %d", len(data), MaxFileBytes)
+	if len(data) > MaxBytes {
+		return fmt.Errorf("the file has %d bytes; at most %d", len(data), MaxBytes)
 	}
 	root, err := parseOne(data)
 	if err != nil {
@@ -74,16 +81,16 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ; ")), " ")
 }
 
-// ReadFileLimited reads a user's file, at most MaxFileBytes of it (one more
+// ReadFile reads a user's file, at most MaxBytes of it (one more
 // byte, so that the decoder sees the file is too big). The error is one
 // line that does not repeat the path.
-func ReadFileLimited(path string) ([]byte, error) {
+func ReadFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, pathError(err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, MaxBytes+1))
 	if err != nil {
 		return nil, pathError(err)
 	}

@@ -1,4 +1,4 @@
-package scenarios
+package spec
 
 import (
 	"encoding/json"
@@ -8,25 +8,20 @@ import (
 	"testing"
 
 	"github.com/idemchaos/idemchaos/sim/workload"
-	"github.com/idemchaos/idemchaos/targets/api"
 )
 
-func mustSpec(t *testing.T, yaml string) Scenario {
+func mustSpec(t *testing.T, yaml string) Spec {
 	t.Helper()
-	s, err := ParseSpec([]byte(yaml))
+	s, err := Parse([]byte(yaml), reserved)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := s.Scenario()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sc
+	return s
 }
 
-func planOf(t *testing.T, sc Scenario, seed uint64, replicas int) workload.Plan {
+func planOf(t *testing.T, s Spec, seed uint64, replicas int) workload.Plan {
 	t.Helper()
-	p := sc.Plan(workload.Seeded(seed, "plan/"+sc.Name), Params{Replicas: replicas})
+	p := s.Plan(workload.Seeded(seed, "plan/"+s.Name), replicas)
 	if err := p.Validate(); err != nil {
 		t.Fatalf("seed %d: %v", seed, err)
 	}
@@ -133,53 +128,31 @@ func TestCustomSequentialDuplicatesChain(t *testing.T) {
 	}
 }
 
-// TestCustomAssumeComposition: the self-checks follow the blocks used.
-func TestCustomAssumeComposition(t *testing.T) {
-	none := mustSpec(t, "name: plain\n")
-	if none.Assume != nil {
-		t.Fatal("a spec without races or faults assumes something")
-	}
-	sc := mustSpec(t, validSpec)
-	got := strings.Join(sc.Assume(Observation{}), " | ")
-	for _, want := range []string{"in flight together", "planned faults hid", "fired inside the target"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("assumptions %q lack %q", got, want)
-		}
-	}
-	if sc.Target.Replicas != 2 || sc.Policy.PerTry.String() != "200ms" || !sc.Probe || sc.Gate != nil {
-		t.Fatalf("scenario %+v", sc)
-	}
-}
-
 // TestExamplesParse: every example file reads and, for scenarios, builds
 // plans that pass Validate on several seeds.
 func TestExamplesParse(t *testing.T) {
-	files, _ := filepath.Glob("../examples/*.*")
+	files, _ := filepath.Glob("../../examples/*.*")
 	var scenarios, profiles int
 	for _, f := range files {
 		switch base := filepath.Base(f); {
 		case strings.HasPrefix(base, "profile-"):
 			profiles++
-			if _, err := api.LoadProfile(f); err != nil {
+			if _, err := LoadProfile(f); err != nil {
 				t.Error(err)
 			}
 		case strings.HasSuffix(base, ".yaml"):
 			scenarios++
-			s, err := LoadSpec(f)
+			s, err := Load(f, reserved)
 			if err != nil {
 				t.Error(err)
 				continue
 			}
-			sc, err := s.Scenario()
-			if err != nil {
-				t.Fatal(err)
-			}
 			for seed := uint64(1); seed <= 5; seed++ {
-				planOf(t, sc, seed, 1)
+				planOf(t, s, seed, 1)
 			}
 		}
 	}
-	if _, err := os.Stat("../examples/retry-burst.yaml"); err != nil || scenarios < 1 || profiles < 1 {
+	if _, err := os.Stat("../../examples/retry-burst.yaml"); err != nil || scenarios < 1 || profiles < 1 {
 		t.Fatalf("examples: %d scenarios, %d profiles, %v", scenarios, profiles, err)
 	}
 }

@@ -1,19 +1,19 @@
-package scenarios
+package spec
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"time"
 
 	"github.com/idemchaos/idemchaos/sim/workload"
 )
 
-// plan builds the spec's plan from rng alone: the payments (some without a
-// key), their duplicates, the changed amounts, the routes, then the faults.
-func (s Spec) plan(rng *rand.Rand, p Params) workload.Plan {
+// Plan builds the spec's plan for the given number of replicas from rng
+// alone: the payments (some without a key), their duplicates, the changed
+// amounts, the routes, then the faults.
+func (s Spec) Plan(rng *rand.Rand, replicas int) workload.Plan {
 	plan := s.accounts()
 	t := s.Traffic
-	keyless := pickSet(rng, t.Keys, specCount(t.WithoutKey, t.Keys))
+	keyless := pickSet(rng, t.Keys, countOf(t.WithoutKey, t.Keys))
 	var dups []int
 	for i := 0; i < t.Keys; i++ {
 		first := s.newOp(&plan, rng, !keyless[i])
@@ -26,7 +26,7 @@ func (s Spec) plan(rng *rand.Rand, p Params) workload.Plan {
 		dups = s.duplicate(&plan, *first, dups)
 	}
 	s.changeAmounts(&plan, rng, dups)
-	spread(plan.Ops, rng, p.Replicas)
+	workload.Route(plan.Ops, rng, replicas)
 	s.placeFaults(&plan, rng)
 	return plan
 }
@@ -35,7 +35,7 @@ func (s Spec) plan(rng *rand.Rand, p Params) workload.Plan {
 func (s Spec) accounts() workload.Plan {
 	var p workload.Plan
 	for i := 1; i <= s.Accounts.Count; i++ {
-		p.Accounts = append(p.Accounts, workload.Account{ID: fmt.Sprintf("acct-%d", i), Currency: currency, Opening: s.Accounts.Opening})
+		p.Accounts = append(p.Accounts, workload.Account{ID: workload.AccountID(i), Currency: workload.Currency, Opening: s.Accounts.Opening})
 	}
 	return p
 }
@@ -44,8 +44,8 @@ func (s Spec) accounts() workload.Plan {
 // start offset, drawn in that order. A payment without a key is sent once.
 func (s Spec) newOp(p *workload.Plan, rng *rand.Rand, keyed bool) *workload.Op {
 	t := s.Traffic
-	op := workload.Op{ID: len(p.Ops), Account: fmt.Sprintf("acct-%d", 1+rng.IntN(s.Accounts.Count)),
-		Amount: t.Amount.Min + rng.Int64N(t.Amount.Max-t.Amount.Min+1), Currency: currency,
+	op := workload.Op{ID: len(p.Ops), Account: workload.AccountID(1 + rng.IntN(s.Accounts.Count)),
+		Amount: t.Amount.Min + rng.Int64N(t.Amount.Max-t.Amount.Min+1), Currency: workload.Currency,
 		Group: -1, After: -1, MaxTries: 1}
 	if keyed {
 		op.Key, op.MaxTries = workload.NewKey(rng), s.Retries.MaxTries
@@ -78,7 +78,7 @@ func (s Spec) duplicate(p *workload.Plan, first workload.Op, dups []int) []int {
 // duplicates: the same key with another payload.
 func (s Spec) changeAmounts(p *workload.Plan, rng *rand.Rand, dups []int) {
 	a := s.Traffic.Amount
-	n := specCount(s.Traffic.ChangedAmount, len(dups))
+	n := countOf(s.Traffic.ChangedAmount, len(dups))
 	for _, j := range rng.Perm(len(dups))[:n] {
 		p.Ops[dups[j]].Amount += 1 + rng.Int64N(a.Max-a.Min+1)
 	}

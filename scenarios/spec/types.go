@@ -1,18 +1,21 @@
-package scenarios
+package spec
 
 import (
 	"fmt"
 	"time"
+
+	"github.com/idemchaos/idemchaos/sim/workload"
+	"github.com/idemchaos/idemchaos/targets/api"
 )
 
-// SpecAccounts are the accounts opened before the run.
-type SpecAccounts struct {
+// Accounts are the accounts opened before the run.
+type Accounts struct {
 	Count   int   `json:"count" yaml:"count" default:"4"`
 	Opening int64 `json:"opening" yaml:"opening" default:"1000000"` // minor units
 }
 
-// SpecTraffic is the shape of the requests.
-type SpecTraffic struct {
+// Traffic is the shape of the requests.
+type Traffic struct {
 	// Keys is the number of logical payments, each with its own key.
 	Keys int `json:"keys" yaml:"keys" default:"10"`
 	// Duplicates is how many more requests send each key again.
@@ -21,30 +24,30 @@ type SpecTraffic struct {
 	// otherwise each duplicate starts when the previous request finished.
 	Together bool `json:"together" yaml:"together"`
 	// Spread is the start window: each key starts at an offset drawn in [0, Spread).
-	Spread Duration   `json:"spread" yaml:"spread" default:"0s"`
-	Amount SpecAmount `json:"amount" yaml:"amount"`
+	Spread Duration `json:"spread" yaml:"spread" default:"0s"`
+	Amount Amount   `json:"amount" yaml:"amount"`
 	// ChangedAmount is the share of duplicates sent with another amount.
 	ChangedAmount float64 `json:"changed_amount" yaml:"changed_amount"`
 	// WithoutKey is the share of payments sent once, without a key.
 	WithoutKey float64 `json:"without_key" yaml:"without_key"`
 }
 
-// SpecAmount is the range amounts are drawn from, in minor units.
-type SpecAmount struct {
+// Amount is the range amounts are drawn from, in minor units.
+type Amount struct {
 	Min int64 `json:"min" yaml:"min" default:"100"`
 	Max int64 `json:"max" yaml:"max" default:"2000"`
 }
 
-// SpecRetries is the client's retry policy.
-type SpecRetries struct {
+// Retries is the client's retry policy.
+type Retries struct {
 	MaxTries      int      `json:"max_tries" yaml:"max_tries" default:"3"`
 	PerTryTimeout Duration `json:"per_try_timeout" yaml:"per_try_timeout" default:"2s"`
 	Backoff       Duration `json:"backoff" yaml:"backoff" default:"20ms"`
 	MaxBackoff    Duration `json:"max_backoff" yaml:"max_backoff" default:"200ms"`
 }
 
-// SpecTarget is what the scenario needs of the target.
-type SpecTarget struct {
+// Target is what the scenario needs of the target.
+type Target struct {
 	Replicas int      `json:"replicas" yaml:"replicas" default:"1"`
 	ClaimTTL Duration `json:"claim_ttl" yaml:"claim_ttl" default:"5s"`
 	KeyTTL   Duration `json:"key_ttl" yaml:"key_ttl" default:"24h"`
@@ -52,15 +55,15 @@ type SpecTarget struct {
 
 // The fault kinds of a spec.
 const (
-	FaultDropResponse = "drop-response" // client side: the response is lost after the server answered
-	FaultDelay        = "delay"         // in the target: the request waits at the failpoint
-	FaultPGCut        = "pg-cut"        // in the target: the app-to-Postgres link is cut
-	FaultRedisCut     = "redis-cut"     // in the target: the app-to-Redis link is cut
-	FaultPGLatency    = "pg-latency"    // in the target: latency on the app-to-Postgres link
+	KindDropResponse = workload.DropResponse // client side: the response is lost after the server answered
+	KindDelay        = string(api.Delay)     // in the target: the request waits at the failpoint
+	KindPGCut        = string(api.PGCut)     // in the target: the app-to-Postgres link is cut
+	KindRedisCut     = string(api.RedisCut)  // in the target: the app-to-Redis link is cut
+	KindPGLatency    = string(api.PGLatency) // in the target: latency on the app-to-Postgres link
 )
 
-// SpecFault places one fault on a share of the requests.
-type SpecFault struct {
+// Fault places one fault on a share of the requests.
+type Fault struct {
 	Kind string `json:"kind" yaml:"kind"`
 	// At is the failpoint of an in-target fault.
 	At string `json:"at,omitempty" yaml:"at"`
@@ -88,13 +91,13 @@ func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil
 func (d *Duration) UnmarshalText(b []byte) error {
 	v, err := time.ParseDuration(string(b))
 	if err != nil {
-		return fmt.Errorf("want a duration such as \"500ms\", got %q", specClip(string(b), 40))
+		return fmt.Errorf("want a duration such as \"500ms\", got %q", clip(string(b), 40))
 	}
 	*d = Duration(v)
 	return nil
 }
 
-func specClip(s string, n int) string {
+func clip(s string, n int) string {
 	if len(s) > n {
 		return s[:n] + "..."
 	}

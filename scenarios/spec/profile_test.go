@@ -1,8 +1,10 @@
-package api
+package spec
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/idemchaos/idemchaos/targets/api"
 )
 
 func TestParseProfileYAMLAndJSON(t *testing.T) {
@@ -10,7 +12,7 @@ func TestParseProfileYAMLAndJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Profile{Name: "acme", MissingKey: 428, InFlight: 409, Mismatch: 422, ReplayHeader: HeaderReplayed, ReplayErrors: true}
+	want := api.Profile{Name: "acme", MissingKey: 428, InFlight: 409, Mismatch: 422, ReplayHeader: api.HeaderReplayed, ReplayErrors: true}
 	if y != want {
 		t.Fatalf("yaml: %+v; want %+v", y, want)
 	}
@@ -68,7 +70,7 @@ func TestLoadProfile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := ValidateProfile(p); err != nil || p.File != path {
+		if err := api.ValidateProfile(p); err != nil || p.File != path {
 			t.Fatalf("%+v: %v", p, err)
 		}
 	}
@@ -80,21 +82,6 @@ func TestLoadProfile(t *testing.T) {
 	_, err = LoadProfile("testdata/profilefile/absent.yaml")
 	if err == nil || err.Error() != "profile file testdata/profilefile/absent.yaml: no such file or directory" {
 		t.Fatalf("error %v", err)
-	}
-}
-
-func TestDecodeStrictYAMLBounds(t *testing.T) {
-	var f profileFile
-	big := "name: a\ndoc: " + strings.Repeat("x", MaxFileBytes) + "\n"
-	if err := DecodeStrictYAML([]byte(big), &f); err == nil || !strings.Contains(err.Error(), "at most 1048576") {
-		t.Fatalf("big file: %v", err)
-	}
-	if err := DecodeStrictYAML([]byte("name: a\n"), f); err == nil {
-		t.Fatal("accepted a non-pointer")
-	}
-	weird := "name: a\n\"odd\\nkey\": 1\n"
-	if err := DecodeStrictYAML([]byte(weird), &f); err == nil || !strings.HasPrefix(err.Error(), `"odd\nkey": unknown field`) {
-		t.Fatalf("odd key: %v", err)
 	}
 }
 

@@ -1,4 +1,4 @@
-package api
+package strictyaml
 
 import (
 	"fmt"

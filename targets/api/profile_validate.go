@@ -7,59 +7,11 @@ import (
 	"strings"
 )
 
-// profileFile is a custom profile as written in a file (YAML or JSON).
-// Statuses left out keep the ietf value.
-type profileFile struct {
-	Name         string `yaml:"name"`
-	MissingKey   int    `yaml:"missing_key" default:"400"`
-	InFlight     int    `yaml:"in_flight" default:"409"`
-	Mismatch     int    `yaml:"mismatch" default:"422"`
-	ReplayHeader string `yaml:"replay_header"`
-	ReplayErrors bool   `yaml:"replay_errors"`
-}
-
-// ParseProfile reads a custom profile from YAML or JSON. Decoding is strict
-// (see DecodeStrictYAML) and the profile is validated; every error is one
-// line naming the field.
-func ParseProfile(data []byte) (Profile, error) { return parseProfile(data, "") }
-
-// LoadProfile reads a custom profile from the file at path; the profile
-// remembers the path (File).
-func LoadProfile(path string) (Profile, error) {
-	data, err := ReadFileLimited(path)
-	if err != nil {
-		return Profile{}, fmt.Errorf("profile file %s: %w", path, err)
-	}
-	return parseProfile(data, path)
-}
-
-func parseProfile(data []byte, path string) (Profile, error) {
-	var f profileFile
-	err := DecodeStrictYAML(data, &f)
-	var p Profile
-	if err == nil {
-		p = f.profile()
-		err = ValidateProfile(p)
-	}
-	if err != nil {
-		if path == "" {
-			return Profile{}, fmt.Errorf("profile file: %w", err)
-		}
-		return Profile{}, fmt.Errorf("profile file %s: %w", path, err)
-	}
-	p.File = path
-	return p, nil
-}
-
-func (f profileFile) profile() Profile {
-	return Profile{Name: f.Name, MissingKey: f.MissingKey, InFlight: f.InFlight, Mismatch: f.Mismatch,
-		ReplayHeader: http.CanonicalHeaderKey(f.ReplayHeader), ReplayErrors: f.ReplayErrors}
-}
-
 var profileName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
 
 // ValidateProfile checks a custom profile: a name of its own and statuses
-// the targets can answer. The error names the field, in the file's terms.
+// the targets can answer. The error names the field, in the terms of a
+// profile file.
 func ValidateProfile(p Profile) error {
 	switch {
 	case !profileName.MatchString(p.Name):

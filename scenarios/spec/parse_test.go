@@ -1,4 +1,4 @@
-package scenarios
+package spec
 
 import (
 	"encoding/json"
@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 )
+
+// reserved stands for the built-in scenario names a file may not take.
+var reserved = []string{"dropped-response", "forced-race"}
 
 // validSpec is a small spec that uses every block; cases below edit it.
 const validSpec = `name: burst
@@ -45,7 +48,7 @@ target:
 `
 
 func TestParseSpecValid(t *testing.T) {
-	s, err := ParseSpec([]byte(validSpec))
+	s, err := Parse([]byte(validSpec), reserved)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,15 +63,15 @@ func TestParseSpecValid(t *testing.T) {
 }
 
 func TestParseSpecDefaults(t *testing.T) {
-	s, err := ParseSpec([]byte("name: tiny\n"))
+	s, err := Parse([]byte("name: tiny\n"), reserved)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Spec{Name: "tiny", Accounts: SpecAccounts{Count: 4, Opening: 1_000_000},
-		Traffic: SpecTraffic{Keys: 10, Amount: SpecAmount{Min: 100, Max: 2000}},
-		Retries: SpecRetries{MaxTries: 3, PerTryTimeout: Duration(2 * time.Second), Backoff: Duration(20 * time.Millisecond),
+	want := Spec{Name: "tiny", Accounts: Accounts{Count: 4, Opening: 1_000_000},
+		Traffic: Traffic{Keys: 10, Amount: Amount{Min: 100, Max: 2000}},
+		Retries: Retries{MaxTries: 3, PerTryTimeout: Duration(2 * time.Second), Backoff: Duration(20 * time.Millisecond),
 			MaxBackoff: Duration(200 * time.Millisecond)},
-		Target: SpecTarget{Replicas: 1, ClaimTTL: Duration(5 * time.Second), KeyTTL: Duration(24 * time.Hour)}}
+		Target: Target{Replicas: 1, ClaimTTL: Duration(5 * time.Second), KeyTTL: Duration(24 * time.Hour)}}
 	if !reflect.DeepEqual(s, want) {
 		t.Fatalf("defaults\n got %+v\nwant %+v", s, want)
 	}
@@ -76,7 +79,7 @@ func TestParseSpecDefaults(t *testing.T) {
 
 // TestSpecJSONRoundTrip: the spec saved in cell.json reads back equal.
 func TestSpecJSONRoundTrip(t *testing.T) {
-	s, err := ParseSpec([]byte(validSpec))
+	s, err := Parse([]byte(validSpec), reserved)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +98,7 @@ func TestSpecJSONRoundTrip(t *testing.T) {
 	if !strings.Contains(string(b), `"per_try_timeout":"200ms"`) {
 		t.Errorf("durations are not saved as strings: %s", b)
 	}
-	if _, err := back.Scenario(); err != nil {
+	if err := back.Validate(reserved); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -174,7 +177,7 @@ func TestParseSpecRejects(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := ParseSpec([]byte(c.yaml))
+			_, err := Parse([]byte(c.yaml), reserved)
 			if err == nil {
 				t.Fatalf("accepted:\n%s", c.yaml)
 			}
@@ -190,30 +193,29 @@ func TestParseSpecRejects(t *testing.T) {
 }
 
 func TestLoadSpecNamesTheFile(t *testing.T) {
-	s, err := LoadSpec("testdata/custom/ok.yaml")
+	s, err := Load("testdata/custom/ok.yaml", reserved)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.File != "testdata/custom/ok.yaml" {
 		t.Fatalf("file %q", s.File)
 	}
-	sc, err := s.Scenario()
-	if err != nil || sc.Reveals != "custom scenario from testdata/custom/ok.yaml" {
-		t.Fatalf("reveals %q, %v", sc.Reveals, err)
+	if got := s.Shown(); got != "custom scenario from testdata/custom/ok.yaml" {
+		t.Fatalf("shown as %q", got)
 	}
-	_, err = LoadSpec("testdata/custom/bad-share.yaml")
+	_, err = Load("testdata/custom/bad-share.yaml", reserved)
 	want := "scenario file testdata/custom/bad-share.yaml: faults[1].share: 1.5 is not in (0, 1]"
 	if err == nil || err.Error() != want {
 		t.Fatalf("error %v; want %s", err, want)
 	}
-	_, err = LoadSpec("testdata/custom/absent.yaml")
+	_, err = Load("testdata/custom/absent.yaml", reserved)
 	if err == nil || err.Error() != "scenario file testdata/custom/absent.yaml: no such file or directory" {
 		t.Fatalf("error %v", err)
 	}
 }
 
-func TestSpecScenarioRejectsAnInvalidSpec(t *testing.T) {
-	if _, err := (Spec{Name: "x"}).Scenario(); err == nil || !strings.Contains(err.Error(), "accounts.count") {
+func TestValidateRejectsAnEmptySpec(t *testing.T) {
+	if err := (Spec{Name: "x"}).Validate(reserved); err == nil || !strings.Contains(err.Error(), "accounts.count") {
 		t.Fatalf("error %v; want the first zero field named", err)
 	}
 }

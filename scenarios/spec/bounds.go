@@ -1,4 +1,4 @@
-package scenarios
+package spec
 
 import (
 	"fmt"
@@ -10,21 +10,21 @@ import (
 
 // Bounds of a scenario file: every run stays small and short.
 const (
-	specMaxAccounts   = 100
-	specMaxOpening    = 1_000_000_000_000
-	specMaxAmount     = 1_000_000_000
-	specMaxDuplicates = 49
-	specMaxSpread     = time.Minute
-	specMaxTries      = 20
-	specMaxPerTry     = 10 * time.Second
-	specMaxBackoff    = 10 * time.Second
-	specMaxReplicas   = 8
-	specMaxClaimTTL   = time.Minute
-	specMaxKeyTTL     = 24 * time.Hour
-	specMaxInjection  = api.MaxInjectionArg
-	specMaxFaults     = 16
-	specMaxText       = 1000
-	specMaxRunTime    = 5 * time.Minute
+	maxAccounts   = 100
+	maxOpening    = 1_000_000_000_000
+	maxAmount     = 1_000_000_000
+	maxDuplicates = 49
+	maxSpread     = time.Minute
+	maxTries      = 20
+	maxPerTry     = 10 * time.Second
+	maxBackoff    = 10 * time.Second
+	maxReplicas   = 8
+	maxClaimTTL   = time.Minute
+	maxKeyTTL     = 24 * time.Hour
+	maxInjection  = api.MaxInjectionArg
+	maxFaults     = 16
+	maxText       = 1000
+	maxRunTime    = 5 * time.Minute
 )
 
 // fieldErr is a validation error: the field path, then what is wrong.
@@ -75,9 +75,9 @@ func fmtDur(d time.Duration) string {
 	return d.String()
 }
 
-// specCount is how many of n items a share picks: round(share × n), at least
+// count is how many of n items a share picks: round(share × n), at least
 // one when the share is above zero.
-func specCount(share float64, n int) int {
+func countOf(share float64, n int) int {
 	if !(share > 0) || n <= 0 {
 		return 0
 	}

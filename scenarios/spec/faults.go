@@ -1,4 +1,4 @@
-package scenarios
+package spec
 
 import (
 	"fmt"
@@ -15,17 +15,28 @@ type faultKind struct {
 	duration bool // needs a duration
 }
 
-var faultKinds = map[string]faultKind{
-	FaultDropResponse: {},
-	FaultDelay:        {inTarget: true, duration: true},
-	FaultPGCut:        {inTarget: true},
-	FaultRedisCut:     {inTarget: true},
-	FaultPGLatency:    {inTarget: true, duration: true},
+// kindOf says what a kind takes: the client-side drop, or one of the
+// actions a target fires at a failpoint.
+func kindOf(kind string) (faultKind, bool) {
+	if kind == KindDropResponse {
+		return faultKind{}, true
+	}
+	for _, a := range api.Actions() {
+		if string(a) == kind {
+			return faultKind{inTarget: true, duration: a.TakesDuration()}, true
+		}
+	}
+	return faultKind{}, false
 }
 
-// FaultKinds lists the fault kinds of a scenario file.
-func FaultKinds() []string {
-	return []string{FaultDropResponse, FaultDelay, FaultPGCut, FaultRedisCut, FaultPGLatency}
+// Kinds lists the fault kinds of a scenario file: the client-side drop,
+// then every in-target action.
+func Kinds() []string {
+	out := []string{KindDropResponse}
+	for _, a := range api.Actions() {
+		out = append(out, string(a))
+	}
+	return out
 }
 
 // slot is where a try holds a fault: its client-side route, or its one
@@ -43,31 +54,28 @@ func (s slot) String() string {
 }
 
 // slots are the slots the fault takes on the tries it hits.
-func (f SpecFault) slots() []slot {
+func (f Fault) slots() []slot {
 	var out []slot
-	if f.Kind == FaultDropResponse || f.DropResponse {
+	if f.Kind == KindDropResponse || f.DropResponse {
 		out = append(out, slot{client: true, try: f.Try})
 	}
-	if faultKinds[f.Kind].inTarget {
+	if k, _ := kindOf(f.Kind); k.inTarget {
 		out = append(out, slot{try: f.Try})
 	}
 	return out
 }
 
 // inject is the fault as a planned injection ("ACTION[:DURATION]@POINT"); "" for a client-side one.
-func (f SpecFault) inject() string {
-	if !faultKinds[f.Kind].inTarget {
+func (f Fault) inject() string {
+	if k, _ := kindOf(f.Kind); !k.inTarget {
 		return ""
 	}
-	if f.Duration > 0 {
-		return fmt.Sprintf("%s:%s@%s", f.Kind, f.Duration, f.At)
-	}
-	return f.Kind + "@" + f.At
+	return api.Injection{Action: api.Action(f.Kind), Arg: f.Duration.D(), Point: api.Point(f.At)}.String()
 }
 
 func (s Spec) validateFaults() error {
-	if len(s.Faults) > specMaxFaults {
-		return fieldErr("faults", "%d faults; at most %d", len(s.Faults), specMaxFaults)
+	if len(s.Faults) > maxFaults {
+		return fieldErr("faults", "%d faults; at most %d", len(s.Faults), maxFaults)
 	}
 	used := map[slot]float64{}
 	for i, f := range s.Faults {
@@ -84,10 +92,10 @@ func (s Spec) validateFaults() error {
 	return nil
 }
 
-func (f SpecFault) validate(path string, maxTries int) error {
-	kind, ok := faultKinds[f.Kind]
+func (f Fault) validate(path string, tries int) error {
+	kind, ok := kindOf(f.Kind)
 	if !ok {
-		return fieldErr(path+".kind", "%q is not one of %s", specClip(f.Kind, 40), strings.Join(FaultKinds(), ", "))
+		return fieldErr(path+".kind", "%q is not one of %s", clip(f.Kind, 40), strings.Join(Kinds(), ", "))
 	}
 	if err := f.validateWhere(path, kind); err != nil {
 		return err
@@ -95,8 +103,8 @@ func (f SpecFault) validate(path string, maxTries int) error {
 	if err := shareIn(path+".share", f.Share, false); err != nil {
 		return err
 	}
-	if f.Try < 1 || f.Try > maxTries {
-		return fieldErr(path+".try", "%d is not in 1..%d (retries.max_tries)", f.Try, maxTries)
+	if f.Try < 1 || f.Try > tries {
+		return fieldErr(path+".try", "%d is not in 1..%d (retries.max_tries)", f.Try, tries)
 	}
 	if _, err := api.ParseInjection(f.inject()); kind.inTarget && err != nil {
 		return fieldErr(path, "%v", err)
@@ -105,7 +113,7 @@ func (f SpecFault) validate(path string, maxTries int) error {
 }
 
 // validateWhere checks at, duration and drop_response against the kind.
-func (f SpecFault) validateWhere(path string, kind faultKind) error {
+func (f Fault) validateWhere(path string, kind faultKind) error {
 	switch {
 	case !kind.inTarget && f.At != "":
 		return fieldErr(path+".at", "%s happens on the client's link and takes no failpoint", f.Kind)
@@ -114,14 +122,14 @@ func (f SpecFault) validateWhere(path string, kind faultKind) error {
 	case kind.inTarget && f.At == "":
 		return fieldErr(path+".at", "missing; %s fires at one of %s", f.Kind, pointNames())
 	case kind.duration:
-		if err := durIn(path+".duration", f.Duration, specMaxInjection, false); err != nil {
-			return fieldErr(path+".duration", "%s needs a duration in (0s, %s], got %s", f.Kind, fmtDur(specMaxInjection), f.Duration)
+		if err := durIn(path+".duration", f.Duration, maxInjection, false); err != nil {
+			return fieldErr(path+".duration", "%s needs a duration in (0s, %s], got %s", f.Kind, fmtDur(maxInjection), f.Duration)
 		}
 	case f.Duration != 0:
 		return fieldErr(path+".duration", "%s takes no duration", f.Kind)
 	}
 	if _, err := api.ParsePoint(f.At); kind.inTarget && err != nil {
-		return fieldErr(path+".at", "%q is not one of %s", specClip(f.At, 40), pointNames())
+		return fieldErr(path+".at", "%q is not one of %s", clip(f.At, 40), pointNames())
 	}
 	return nil
 }
@@ -150,7 +158,7 @@ func (s Spec) placeFaults(plan *workload.Plan, rng *rand.Rand) {
 				free = append(free, i)
 			}
 		}
-		n := min(specCount(f.Share, eligible), len(free))
+		n := min(countOf(f.Share, eligible), len(free))
 		for _, j := range rng.Perm(len(free))[:n] {
 			f.apply(&plan.Ops[free[j]].Tries[f.Try-1])
 		}
@@ -158,7 +166,7 @@ func (s Spec) placeFaults(plan *workload.Plan, rng *rand.Rand) {
 }
 
 // fits reports whether the try has room for the fault.
-func (f SpecFault) fits(t workload.Try) bool {
+func (f Fault) fits(t workload.Try) bool {
 	for _, sl := range f.slots() {
 		if sl.client && t.Fault != "" || !sl.client && t.Inject != "" {
 			return false
@@ -167,8 +175,8 @@ func (f SpecFault) fits(t workload.Try) bool {
 	return true
 }
 
-func (f SpecFault) apply(t *workload.Try) {
-	if f.Kind == FaultDropResponse || f.DropResponse {
+func (f Fault) apply(t *workload.Try) {
+	if f.Kind == KindDropResponse || f.DropResponse {
 		t.Fault = workload.DropResponse
 	}
 	if in := f.inject(); in != "" {

@@ -1,18 +1,21 @@
-package scenarios
+package spec
 
 import (
 	"regexp"
+	"slices"
 	"time"
 
 	"github.com/idemchaos/idemchaos/sim/workload"
 )
 
-var specName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
+var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
 
-// Validate checks that the spec is possible and bounded. The error is one
-// line that starts with the field path, in the file's terms.
-func (s Spec) Validate() error {
-	for _, check := range []func() error{s.validateText, s.Accounts.validate, s.Traffic.validate,
+// Validate checks that the spec is possible and bounded, and that its name
+// is none of reserved. The error is one line that starts with the field
+// path, in the file's terms.
+func (s Spec) Validate(reserved []string) error {
+	validateText := func() error { return s.validateText(reserved) }
+	for _, check := range []func() error{validateText, s.Accounts.validate, s.Traffic.validate,
 		s.Retries.validate, s.Target.validate, s.validateFaults, s.validateTogether} {
 		if err := check(); err != nil {
 			return err
@@ -21,37 +24,37 @@ func (s Spec) Validate() error {
 	return nil
 }
 
-func (s Spec) validateText() error {
+func (s Spec) validateText(reserved []string) error {
 	switch {
 	case s.Name == "":
 		return fieldErr("name", "missing; a scenario needs a name")
-	case !specName.MatchString(s.Name):
-		return fieldErr("name", "%q must be 1 to 64 of a-z, 0-9 and '-', starting with a letter or digit", specClip(s.Name, 70))
-	case len(s.Doc) > specMaxText:
-		return fieldErr("doc", "%d bytes; at most %d", len(s.Doc), specMaxText)
-	case len(s.Reveals) > specMaxText:
-		return fieldErr("reveals", "%d bytes; at most %d", len(s.Reveals), specMaxText)
+	case !namePattern.MatchString(s.Name):
+		return fieldErr("name", "%q must be 1 to 64 of a-z, 0-9 and '-', starting with a letter or digit", clip(s.Name, 70))
+	case len(s.Doc) > maxText:
+		return fieldErr("doc", "%d bytes; at most %d", len(s.Doc), maxText)
+	case len(s.Reveals) > maxText:
+		return fieldErr("reveals", "%d bytes; at most %d", len(s.Reveals), maxText)
 	}
-	if _, err := Lookup(s.Name); err == nil {
+	if slices.Contains(reserved, s.Name) {
 		return fieldErr("name", "%q is a built-in scenario; choose another name", s.Name)
 	}
 	return nil
 }
 
-func (a SpecAccounts) validate() error {
-	if err := intIn("accounts.count", int64(a.Count), 1, specMaxAccounts); err != nil {
+func (a Accounts) validate() error {
+	if err := intIn("accounts.count", int64(a.Count), 1, maxAccounts); err != nil {
 		return err
 	}
-	return intIn("accounts.opening", a.Opening, 1, specMaxOpening)
+	return intIn("accounts.opening", a.Opening, 1, maxOpening)
 }
 
-func (t SpecTraffic) validate() error {
+func (t Traffic) validate() error {
 	errs := []error{
 		intIn("traffic.keys", int64(t.Keys), 1, workload.MaxOps),
-		intIn("traffic.duplicates", int64(t.Duplicates), 0, specMaxDuplicates),
-		durIn("traffic.spread", t.Spread, specMaxSpread, true),
-		intIn("traffic.amount.min", t.Amount.Min, 1, specMaxAmount),
-		intIn("traffic.amount.max", t.Amount.Max, t.Amount.Min, specMaxAmount),
+		intIn("traffic.duplicates", int64(t.Duplicates), 0, maxDuplicates),
+		durIn("traffic.spread", t.Spread, maxSpread, true),
+		intIn("traffic.amount.min", t.Amount.Min, 1, maxAmount),
+		intIn("traffic.amount.max", t.Amount.Max, t.Amount.Min, maxAmount),
 		shareIn("traffic.changed_amount", t.ChangedAmount, true),
 		shareIn("traffic.without_key", t.WithoutKey, true),
 	}
@@ -70,14 +73,14 @@ func (t SpecTraffic) validate() error {
 }
 
 // requests is the most requests the traffic sends (every payment keyed).
-func (t SpecTraffic) requests() int { return t.Keys * (1 + t.Duplicates) }
+func (t Traffic) requests() int { return t.Keys * (1 + t.Duplicates) }
 
-func (r SpecRetries) validate() error {
+func (r Retries) validate() error {
 	errs := []error{
-		intIn("retries.max_tries", int64(r.MaxTries), 1, specMaxTries),
-		durIn("retries.per_try_timeout", r.PerTryTimeout, specMaxPerTry, false),
-		durIn("retries.backoff", r.Backoff, specMaxBackoff, false),
-		durIn("retries.max_backoff", r.MaxBackoff, specMaxBackoff, false),
+		intIn("retries.max_tries", int64(r.MaxTries), 1, maxTries),
+		durIn("retries.per_try_timeout", r.PerTryTimeout, maxPerTry, false),
+		durIn("retries.backoff", r.Backoff, maxBackoff, false),
+		durIn("retries.max_backoff", r.MaxBackoff, maxBackoff, false),
 	}
 	for _, err := range errs {
 		if err != nil {
@@ -90,14 +93,14 @@ func (r SpecRetries) validate() error {
 	return nil
 }
 
-func (t SpecTarget) validate() error {
-	if err := intIn("target.replicas", int64(t.Replicas), 1, specMaxReplicas); err != nil {
+func (t Target) validate() error {
+	if err := intIn("target.replicas", int64(t.Replicas), 1, maxReplicas); err != nil {
 		return err
 	}
-	if err := durIn("target.claim_ttl", t.ClaimTTL, specMaxClaimTTL, false); err != nil {
+	if err := durIn("target.claim_ttl", t.ClaimTTL, maxClaimTTL, false); err != nil {
 		return err
 	}
-	return durIn("target.key_ttl", t.KeyTTL, specMaxKeyTTL, false)
+	return durIn("target.key_ttl", t.KeyTTL, maxKeyTTL, false)
 }
 
 // validateTogether checks the cross-field rules: barriers need duplicates,
@@ -107,14 +110,14 @@ func (s Spec) validateTogether() error {
 	switch {
 	case t.Together && t.Duplicates == 0:
 		return fieldErr("traffic.together", "needs traffic.duplicates above 0: a key sent once has nothing to race")
-	case t.Duplicates > 0 && specCount(t.WithoutKey, t.Keys) == t.Keys:
+	case t.Duplicates > 0 && countOf(t.WithoutKey, t.Keys) == t.Keys:
 		return fieldErr("traffic.without_key", "%g sends every payment without a key, so traffic.duplicates has nothing to send again", t.WithoutKey)
 	case t.Amount.Min > s.Accounts.Opening:
 		return fieldErr("traffic.amount.min", "%d is more than accounts.opening (%d): every charge would be refused", t.Amount.Min, s.Accounts.Opening)
 	}
-	if w := s.worstRunTime(); w.D() > specMaxRunTime {
+	if w := s.worstRunTime(); w.D() > maxRunTime {
 		return fieldErr("retries", "a run could take %s (spread, then per chain of requests max_tries × (per_try_timeout + max_backoff)); at most %s",
-			fmtDur(w.D().Round(time.Millisecond)), fmtDur(specMaxRunTime))
+			fmtDur(w.D().Round(time.Millisecond)), fmtDur(maxRunTime))
 	}
 	return nil
 }

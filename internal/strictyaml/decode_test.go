@@ -1,0 +1,106 @@
+package strictyaml
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+type inner struct {
+	Share float64 `yaml:"share" default:"1"`
+	Try   int     `yaml:"try" default:"1"`
+}
+
+type doc struct {
+	Name  string   `yaml:"name"`
+	Keys  int      `yaml:"keys" default:"10"`
+	On    bool     `yaml:"on"`
+	Wait  dur      `yaml:"wait" default:"2s"`
+	Sub   inner    `yaml:"sub"`
+	List  []inner  `yaml:"list"`
+	Tags  []string `yaml:"tags"`
+	Local string   `yaml:"-"`
+}
+
+// dur reads a Go duration through encoding.TextUnmarshaler.
+type dur time.Duration
+
+func (d *dur) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	*d = dur(v)
+	return err
+}
+
+func TestDecodeDefaultsAndValues(t *testing.T) {
+	var d doc
+	err := Decode([]byte("name: a\nsub: {share: 0.5}\nlist:\n  - {try: 2}\ntags: [x, y]\nwait: 250ms\n"), &d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Name != "a" || d.Keys != 10 || d.Sub.Share != 0.5 || d.Sub.Try != 1 || len(d.List) != 1 ||
+		d.List[0].Try != 2 || d.List[0].Share != 1 || len(d.Tags) != 2 || time.Duration(d.Wait) != 250*time.Millisecond {
+		t.Fatalf("decoded %+v", d)
+	}
+	var j doc
+	if err := Decode([]byte(`{"name": "a", "keys": 3}`), &j); err != nil || j.Keys != 3 || time.Duration(j.Wait) != 2*time.Second {
+		t.Fatalf("json: %+v, %v", j, err)
+	}
+}
+
+func TestDecodeRejects(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"name: a\nkeyz: 1\n", "keyz: unknown field (known: name, keys, on, wait, sub, list, tags) (line 2)"},
+		{"name: a\nname: b\n", "name: given twice (lines 1 and 2)"},
+		{"keys: ten\n", `keys: want an integer, got "ten" (line 1)`},
+		{"keys: 1.5\n", "keys: want an integer"},
+		{"on: \"true\"\n", "on: want true or false"},
+		{"name: [a]\n", "name: want a string, got a list"},
+		{"name: ~\n", "name:"},
+		{"sub: {share: 0.5, shar: 1}\n", "sub.shar: unknown field"},
+		{"list: [{try: x}]\n", "list[0].try: want an integer"},
+		{"name: &x a\ntags: [*x]\n", "alias"},
+		{"name: a\n---\nname: b\n", "a second YAML document"},
+		{"  \n# nothing\n", "the file is empty"},
+		{"plain\n", `top level: want a mapping of fields, got "plain" (line 1)`},
+		{"Local: x\n", "Local: unknown field"},
+	}
+	for _, c := range cases {
+		var d doc
+		err := Decode([]byte(c.in), &d)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.ContainsAny(err.Error(), "\n\r") {
+			t.Errorf("%q: error %v; want one line containing %q", c.in, err, c.want)
+		}
+	}
+}
+
+func TestDecodeBounds(t *testing.T) {
+	var d doc
+	big := "name: " + strings.Repeat("x", MaxBytes) + "\n"
+	if err := Decode([]byte(big), &d); err == nil || !strings.Contains(err.Error(), "at most 1048576") {
+		t.Fatalf("big file: %v", err)
+	}
+	if err := Decode([]byte("name: a\n"), d); err == nil {
+		t.Fatal("accepted a non-pointer")
+	}
+	weird := "name: a\n\"odd\\nkey\": 1\n"
+	if err := Decode([]byte(weird), &d); err == nil || !strings.HasPrefix(err.Error(), `"odd\nkey": unknown field`) {
+		t.Fatalf("odd key: %v", err)
+	}
+}
+
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.yaml")
+	if err := os.WriteFile(path, []byte(strings.Repeat("x", MaxBytes+10)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := ReadFile(path)
+	if err != nil || len(b) != MaxBytes+1 {
+		t.Fatalf("read %d bytes, %v; want the limit and one more", len(b), err)
+	}
+	if _, err := ReadFile(filepath.Join(dir, "absent.yaml")); err == nil || err.Error() != "no such file or directory" {
+		t.Fatalf("absent: %v", err)
+	}
+}

@@ -1,0 +1,68 @@
+package scenarios
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/idemchaos/idemchaos/scenarios/spec"
+)
+
+func fromYAML(t *testing.T, yaml string) Scenario {
+	t.Helper()
+	s, err := spec.Parse([]byte(yaml), Names())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := FromSpec(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// TestFromSpecAssumes: the self-checks follow the building blocks a file
+// uses: a barrier must overlap, a drop must hide an answer, an in-target
+// fault must fire.
+func TestFromSpecAssumes(t *testing.T) {
+	if fromYAML(t, "name: plain\n").Assume != nil {
+		t.Fatal("a spec without races or faults assumes something")
+	}
+	sc := fromYAML(t, `name: burst
+traffic: {keys: 5, duplicates: 2, together: true}
+retries: {max_tries: 4, per_try_timeout: 200ms, backoff: 20ms, max_backoff: 80ms}
+faults:
+  - {kind: drop-response, share: 0.5}
+  - {kind: redis-cut, at: after-commit, share: 0.5, try: 2}
+probe: true
+target: {replicas: 2}
+`)
+	got := strings.Join(sc.Assume(Observation{}), " | ")
+	for _, want := range []string{"in flight together", "planned faults hid", "fired inside the target"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("assumptions %q lack %q", got, want)
+		}
+	}
+	if sc.Target.Replicas != 2 || sc.Policy.PerTry.String() != "200ms" || !sc.Probe || sc.Gate != nil {
+		t.Fatalf("scenario %+v", sc)
+	}
+	only := fromYAML(t, "name: drops\nfaults: [{kind: drop-response}]\n")
+	if got := only.Assume(Observation{}); len(got) != 1 || !strings.Contains(got[0], "planned faults hid") {
+		t.Fatalf("a drop-only spec assumes %q", got)
+	}
+}
+
+// TestFromSpecRefusesBuiltinNames: a saved spec that took a built-in name
+// (the catalog grew since) is refused when judged again, with the field.
+func TestFromSpecRefusesBuiltinNames(t *testing.T) {
+	s, err := spec.Parse([]byte("name: mine\n"), Names())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Name = "forced-race"
+	if _, err := FromSpec(s); err == nil || !strings.Contains(err.Error(), `name: "forced-race" is a built-in scenario`) {
+		t.Fatalf("error %v", err)
+	}
+	if _, err := spec.Parse([]byte("name: dropped-response\n"), Names()); err == nil {
+		t.Fatal("a file took a built-in scenario's name")
+	}
+}
