@@ -31,16 +31,44 @@ func PrepareLedger(ctx context.Context, pool *pgxpool.Pool, accounts []workload.
 // in Redis, those records under prefix (read first: they expire), then the
 // ledger. Stamp the history's End after it returns.
 func GroundTruth(ctx context.Context, pool *pgxpool.Pool, rdb *redis.Client, name, prefix string) (history.Ledger, error) {
-	var records []history.RedisRecord
+	var l history.Ledger
 	if info, _ := strategy.Lookup(name); info.Redis {
-		var err error
-		if records, err = strategy.RedisRecords(ctx, rdb, prefix); err != nil {
-			return history.Ledger{}, err
+		records, err := strategy.RedisRecords(ctx, rdb, prefix)
+		if err != nil {
+			return l, err
 		}
+		l.Redis = redisRecords(records)
 	}
-	l, err := ledger.Snapshot(ctx, pool)
-	l.Redis = records
+	snap, err := ledger.Read(ctx, pool)
+	l.Charges, l.Accounts = chargesOf(snap.Charges), accountsOf(snap.Accounts)
 	return l, err
+}
+
+// charges are the ledger's rows in the checker's terms.
+func chargesOf(rows []ledger.ChargeRow) []history.Charge {
+	out := make([]history.Charge, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, history.Charge{ID: r.ID(), Account: r.Account, Amount: r.Amount, Key: r.Key,
+			AttemptID: r.AttemptID, Seq: r.Seq})
+	}
+	return out
+}
+
+func accountsOf(rows []ledger.AccountRow) []history.Account {
+	out := make([]history.Account, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, history.Account{ID: r.ID, Opening: r.Opening, Balance: r.Balance})
+	}
+	return out
+}
+
+func redisRecords(stored []strategy.StoredRecord) []history.RedisRecord {
+	var out []history.RedisRecord
+	for _, r := range stored {
+		out = append(out, history.RedisRecord{Key: r.Key, Fingerprint: r.Fingerprint, Done: r.Done, Status: r.Status,
+			ChargeID: r.ChargeID, TTL: r.TTL})
+	}
+	return out
 }
 
 // DropKeys removes every Redis key under prefix.

@@ -7,11 +7,11 @@ import (
 	"time"
 
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/check"
 	"github.com/idemchaos/idemchaos/sim/client"
 	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/sim/load"
 	"github.com/idemchaos/idemchaos/targets/api"
-	"github.com/idemchaos/idemchaos/targets/ledger"
 )
 
 // deploy starts the strategy's replica on addr (loopback), its store clients
@@ -61,26 +61,21 @@ func (b *bencher) serveFor(ctx context.Context, stdout io.Writer) error {
 	if err := stopReplica(t); err != nil {
 		return envError(err)
 	}
-	l, err := ledger.Snapshot(context.WithoutCancel(ctx), b.ctl)
+	l, err := scenarios.GroundTruth(context.WithoutCancel(ctx), b.ctl, b.rdb, name, prefix)
 	if err != nil {
 		return envError(err)
 	}
 	fmt.Fprintf(stdout, "%s: %d requests served, %d ledger charges, %d keys charged more than once\n",
-		name, len(t.Entries()), len(l.Charges), doubleCharged(l.Charges))
+		name, len(t.Entries()), len(l.Charges), doubleCharged(l, b.o.profile))
 	return nil
 }
 
-// doubleCharged counts the keys with more than one charge.
-func doubleCharged(cs []history.Charge) int {
-	per := map[string]int{}
-	for _, c := range cs {
-		if c.Key != "" {
-			per[c.Account+"\x00"+c.Key]++
-		}
-	}
+// doubleCharged counts the keys the checker finds charged more than once
+// in the ledger alone (an outside load tool leaves no history).
+func doubleCharged(l history.Ledger, p api.Profile) int {
 	n := 0
-	for _, v := range per {
-		if v > 1 {
+	for _, f := range check.Run(check.Input{Ledger: l, Profile: p}).Findings {
+		if f.Anomaly == check.DoubleCharge {
 			n++
 		}
 	}

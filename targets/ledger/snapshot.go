@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/idemchaos/idemchaos/sim/history"
 )
 
 // CountCharges returns the number of charge rows.
@@ -18,20 +16,40 @@ func CountCharges(ctx context.Context, q Querier) (int, error) {
 	return n, nil
 }
 
-// Snapshot reads every charge and account, in ledger order.
-func Snapshot(ctx context.Context, q Querier) (history.Ledger, error) {
-	var l history.Ledger
+// ChargeRow is one row of the charges table: money that really moved.
+type ChargeRow struct {
+	Seq       int64 // commit order as the ledger numbered it
+	Account   string
+	Amount    int64
+	Key       string // "" for a charge made without a key
+	AttemptID string
+}
+
+// ID is the charge id the API answers for the row.
+func (r ChargeRow) ID() string { return ChargeID(r.Seq) }
+
+// AccountRow is one account as it stands.
+type AccountRow struct {
+	ID      string
+	Opening int64
+	Balance int64
+}
+
+// Snapshot is the whole ledger at one moment.
+type Snapshot struct {
+	Charges  []ChargeRow
+	Accounts []AccountRow
+}
+
+// Read reads every charge and account, in ledger order.
+func Read(ctx context.Context, q Querier) (Snapshot, error) {
+	var l Snapshot
 	rows, err := q.Query(ctx, `SELECT seq, account, amount, coalesce(idempotency_key, ''), coalesce(attempt_id, '')
 		FROM charges ORDER BY seq`)
 	if err != nil {
 		return l, fmt.Errorf("read charges: %w", err)
 	}
-	l.Charges, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (history.Charge, error) {
-		var c history.Charge
-		err := r.Scan(&c.Seq, &c.Account, &c.Amount, &c.Key, &c.AttemptID)
-		c.ID = ChargeID(c.Seq)
-		return c, err
-	})
+	l.Charges, err = pgx.CollectRows(rows, pgx.RowToStructByPos[ChargeRow])
 	if err != nil {
 		return l, fmt.Errorf("read charges: %w", err)
 	}
@@ -39,7 +57,7 @@ func Snapshot(ctx context.Context, q Querier) (history.Ledger, error) {
 	if err != nil {
 		return l, fmt.Errorf("read accounts: %w", err)
 	}
-	l.Accounts, err = pgx.CollectRows(rows, pgx.RowToStructByPos[history.Account])
+	l.Accounts, err = pgx.CollectRows(rows, pgx.RowToStructByPos[AccountRow])
 	if err != nil {
 		return l, fmt.Errorf("read accounts: %w", err)
 	}

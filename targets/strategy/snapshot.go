@@ -9,15 +9,24 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/targets/api"
 )
 
+// StoredRecord is one idempotency record as a Redis strategy left it.
+type StoredRecord struct {
+	Key         string // the idempotency key, without the run's prefix
+	Fingerprint string
+	Done        bool          // false: an in-flight claim
+	Status      int           // the stored response's status, when done
+	ChargeID    string        // the charge the stored response names
+	TTL         time.Duration // remaining time to live; -1: none
+}
+
 // RedisRecords reads every idempotency record a run left in Redis under
 // prefix: the Redis half of the ground truth for two-store strategies.
-func RedisRecords(ctx context.Context, rdb *redis.Client, prefix string) ([]history.RedisRecord, error) {
+func RedisRecords(ctx context.Context, rdb *redis.Client, prefix string) ([]StoredRecord, error) {
 	d := Deps{Prefix: prefix}
-	var out []history.RedisRecord
+	var out []StoredRecord
 	iter := rdb.Scan(ctx, 0, d.redisKey("*"), 1000).Iterator()
 	for iter.Next(ctx) {
 		rec, err := readRecord(ctx, rdb, iter.Val(), d.redisKey(""))
@@ -32,8 +41,8 @@ func RedisRecords(ctx context.Context, rdb *redis.Client, prefix string) ([]hist
 	return out, nil
 }
 
-func readRecord(ctx context.Context, rdb *redis.Client, full, keyPrefix string) (history.RedisRecord, error) {
-	out := history.RedisRecord{Key: strings.TrimPrefix(full, keyPrefix)}
+func readRecord(ctx context.Context, rdb *redis.Client, full, keyPrefix string) (StoredRecord, error) {
+	out := StoredRecord{Key: strings.TrimPrefix(full, keyPrefix)}
 	v, err := rdb.Get(ctx, full).Result()
 	if err == redis.Nil {
 		return out, nil // expired between SCAN and GET
