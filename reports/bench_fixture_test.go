@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/scenarios/check"
 )
 
 // lat is one kind's percentiles, in ms.
@@ -19,7 +20,7 @@ func benchRes(st, from string, dups int, ls ...reports.Latency) reports.BenchRes
 	return reports.BenchResult{Strategy: st, ReplayFrom: from, Scheduled: 2000, Sent: 2000, Duplicates: dups, Answered: 2000,
 		OfferedRPS: 200, AchievedRPS: 199.6, ElapsedMS: 10021, MaxQueuedMS: 0.042,
 		Statuses: map[string]int{"201": 2000 - dups, "200": dups}, Errors: map[string]int{},
-		Latency: ls, Anomalies: anoms()}
+		Latency: ls, Anomalies: byName(anoms())}
 }
 
 // benchFixture is a bench of four strategies covering every case: a flawed
@@ -29,7 +30,7 @@ func benchFixture() reports.Bench {
 	none := benchRes("none", "-", 203,
 		lat("none", "all", 2000, 2.53, 3.67, 54.8, 88.1, 91.2),
 		lat("none", "first", 2000, 2.53, 3.67, 54.8, 88.1, 91.2))
-	none.Anomalies, none.Overcharged = anoms("double_charge", 203), 203*1250
+	none.Anomalies, none.Overcharged = byName(anoms("double_charge", 203)), 203*1250
 	none.Statuses = map[string]int{"201": 2000}
 	pg := benchRes("pg-tx", "postgres", 210,
 		lat("pg-tx", "all", 2000, 2.93, 7.19, 92.8, 140, 151),
@@ -70,4 +71,13 @@ var benchRenderers = map[string]func(io.Writer, reports.Bench) error{
 	"bench.md.golden":    reports.WriteBenchMarkdown,
 	"bench.html.golden":  reports.WriteBenchHTML,
 	"bench.table.golden": reports.WriteBenchTable,
+}
+
+// byName keys anomaly counts by name, as a bench document does.
+func byName(m map[check.Anomaly]int) map[string]int {
+	out := map[string]int{}
+	for a, n := range m {
+		out[string(a)] = n
+	}
+	return out
 }

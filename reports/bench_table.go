@@ -55,7 +55,7 @@ func benchKindRows(w io.Writer, rs []BenchResult) error {
 func anomalyLegend() string {
 	var parts []string
 	for _, n := range check.Names() {
-		parts = append(parts, shortName(n)+" "+n)
+		parts = append(parts, check.Anomaly(n).Short()+" "+n)
 	}
 	return strings.Join(parts, ", ")
 }

@@ -82,7 +82,9 @@ func countOrder(m map[string]int, order []string) []string {
 
 func errorText(r BenchResult) string { return benchCounts(r.Errors, load.ErrorClasses(), identity) }
 
-func anomalyText(r BenchResult) string { return benchCounts(r.Anomalies, check.Names(), shortName) }
+func anomalyText(r BenchResult) string {
+	return benchCounts(r.Anomalies, check.Names(), func(n string) string { return check.Anomaly(n).Short() })
+}
 
 // anomalyTotal sums a result's anomaly counts.
 func anomalyTotal(r BenchResult) int {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/check"
 )
 
 // maxFindings bounds the evidence printed per run; the JSON keeps it all.
@@ -33,7 +34,7 @@ func WriteDetail(w io.Writer, r scenarios.Result) error {
 		fmt.Fprintf(w, "  assumption not met: %s\n", a)
 	}
 	if len(r.Expected) > 0 {
-		fmt.Fprintf(w, "  declared for this strategy: fails with %s (%s)\n", strings.Join(r.Expected, ", "), expectWord(r.AsExpected))
+		fmt.Fprintf(w, "  declared for this strategy: fails with %s (%s)\n", check.Join(r.Expected), expectWord(r.AsExpected))
 	}
 	if r.Verdict != scenarios.Pass {
 		fmt.Fprintf(w, "  repro: %s\n", r.Repro)

@@ -14,18 +14,6 @@ const (
 	maxFindingsShown = 3 // findings detailed per seed
 )
 
-// shortNew abbreviates the anomalies that table.go's legend predates; kept
-// apart so that WriteTable's output does not change.
-var shortNew = map[string]string{"stuck_key": "sk", "store_desync": "sd", "cached_error": "ce"}
-
-// abbrev names an anomaly briefly for matrix cells.
-func abbrev(name string) string {
-	if s, ok := shortNew[name]; ok {
-		return s
-	}
-	return shortName(name)
-}
-
 // status is how a cell reads against the catalog's declaration.
 type status int
 
@@ -41,12 +29,9 @@ const (
 func classify(c Cell) status {
 	unexpected, inconclusive := false, false
 	for _, r := range c.Results {
-		switch {
-		case r.Verdict == scenarios.Inconclusive:
-			inconclusive = true
-		case !r.AsExpected:
-			unexpected = true
-		}
+		class := r.Class()
+		unexpected = unexpected || class.NotAsDeclared()
+		inconclusive = inconclusive || class == scenarios.Unproven
 	}
 	switch {
 	case unexpected:
@@ -119,7 +104,7 @@ func firstFindings(r scenarios.Result) ([]check.Finding, int) {
 
 // counts renders nonzero anomaly counts as "name=n, ..." in name order, with
 // names passed through f.
-func counts(m map[string]int, f func(string) string, sep string) string {
+func counts(m map[check.Anomaly]int, f func(check.Anomaly) string, sep string) string {
 	var parts []string
 	for _, name := range sortedKeys(m) {
 		parts = append(parts, fmt.Sprintf("%s=%d", f(name), m[name]))
@@ -152,21 +137,21 @@ func runParts(doc Document, code func(string) string) []string {
 }
 
 // declaration says what the catalog declares for a result.
-func declaration(expected []string) string {
+func declaration(expected []check.Anomaly) string {
 	if len(expected) == 0 {
 		return "declared: must pass"
 	}
-	return "declared: fails with " + strings.Join(expected, ", ")
+	return "declared: fails with " + check.Join(expected)
 }
 
 // seedState is a result's verdict read against its declaration.
 func seedState(r scenarios.Result) string {
-	switch {
-	case r.Verdict == scenarios.Inconclusive:
+	switch r.Class() {
+	case scenarios.Unproven:
 		return "inconclusive"
-	case r.AsExpected:
+	case scenarios.Passed, scenarios.Caught:
 		return string(r.Verdict) + ", as declared"
-	case r.Verdict == scenarios.Pass:
+	case scenarios.Missed:
 		return "pass, NOT as declared: the flaw was not caught"
 	}
 	return string(r.Verdict) + ", NOT as declared"
@@ -174,7 +159,7 @@ func seedState(r scenarios.Result) string {
 
 // findingLine is a finding in one line of plain text.
 func findingLine(f check.Finding) string {
-	s := f.Anomaly + ": " + oneLine(f.Detail)
+	s := string(f.Anomaly) + ": " + oneLine(f.Detail)
 	var ids []string
 	if len(f.Attempts) > 0 {
 		ids = append(ids, "attempts "+strings.Join(f.Attempts, ", "))
@@ -208,7 +193,7 @@ func cellText(c Cell) string {
 	if bad > 0 {
 		s += fmt.Sprintf(" %d/%d", bad, len(c.Results))
 	}
-	if a := counts(c.Anomalies(), abbrev, " "); a != "" {
+	if a := counts(c.Anomalies(), check.Anomaly.Short, " "); a != "" {
 		s += " · " + a
 	}
 	return s + cellMark(c)

@@ -1,5 +1,7 @@
 package reports
 
+import "github.com/idemchaos/idemchaos/scenarios/check"
+
 // Explanation tells a reader what an anomaly means, why the strategies that
 // show it do, and what avoids it. Every field is plain text.
 type Explanation struct {
@@ -10,8 +12,8 @@ type Explanation struct {
 	Avoid string // which strategy or technique avoids it
 }
 
-var explanations = map[string]Explanation{
-	"double_charge": {
+var explanations = map[check.Anomaly]Explanation{
+	check.DoubleCharge: {
 		Title: "Double charge: one key, several ledger charges",
 		What: "The ledger holds more than one charge for the same account and Idempotency-Key: " +
 			"the client meant to pay once and retried, the customer paid several times.",
@@ -23,7 +25,7 @@ var explanations = map[string]Explanation{
 			"stores the response in one transaction; redis-pg-guard uses Redis only for the fast 409 path and puts a UNIQUE " +
 			"idempotency key on the ledger row, so Postgres refuses a second charge whatever Redis says.",
 	},
-	"lost_ack": {
+	check.LostAck: {
 		Title: "Lost acknowledgement: a 2xx without its charge",
 		What: "The client got a 2xx, but the ledger does not hold exactly one matching charge (same account, same amount): " +
 			"the API acknowledged money that did not move as promised.",
@@ -33,7 +35,7 @@ var explanations = map[string]Explanation{
 		Avoid: "Store the response in the same transaction as the charge (pg-tx), or answer from the ledger row found by its unique " +
 			"idempotency key (redis-pg-guard); never answer 2xx before the commit.",
 	},
-	"replay_mismatch": {
+	check.ReplayMismatch: {
 		Title: "Replay mismatch: retries see different answers",
 		What: "Two 2xx answers for the same key and payload disagree on the charge id or the body; a retry must receive " +
 			"exactly the original response.",
@@ -42,7 +44,7 @@ var explanations = map[string]Explanation{
 		Avoid: "Store the final response (status, headers, body) with the key when the work commits and replay it byte for byte, " +
 			"as pg-tx does in the charging transaction and redis-pg-guard does from the ledger row Postgres keeps unique.",
 	},
-	"mismatch_executed": {
+	check.MismatchExecuted: {
 		Title: "Payload mismatch executed: same key, different request",
 		What:  "A request reused a key with a different payload (another amount) and was charged or answered 2xx.",
 		Why: "No fingerprint of the request body was stored with the key, so the server cannot tell a true retry from another " +
@@ -50,7 +52,7 @@ var explanations = map[string]Explanation{
 		Avoid: "Store the SHA-256 of the request body with the key and refuse a retry whose hash differs (422 under the ietf " +
 			"profile, 400 under stripe), as pg-tx and redis-pg-guard do.",
 	},
-	"balance": {
+	check.Balance: {
 		Title: "Balance mismatch: the account disagrees with its charges",
 		What: "An account's balance is not its opening balance minus the sum of its ledger charges: money moved without a " +
 			"charge row, or a charge row exists without the money.",
@@ -59,7 +61,7 @@ var explanations = map[string]Explanation{
 		Avoid: "Move the balance, insert the charge and claim the key in one Postgres transaction, as pg-tx does, so a failure " +
 			"rolls everything back.",
 	},
-	"status_contract": {
+	check.StatusContract: {
 		Title: "Status contract broken: a code the profile forbids",
 		What: "A status the contract profile does not allow: no 409 for a duplicate still in flight, not 422 (ietf) or 400 " +
 			"(stripe) for a payload mismatch, not 400 for a missing key under ietf, or a 5xx for a concurrent duplicate.",
@@ -70,7 +72,7 @@ var explanations = map[string]Explanation{
 			"pg_try_advisory_xact_lock, NOWAIT or lock_timeout), as pg-tx and redis-pg-guard do, and map every situation " +
 			"to the profile's code.",
 	},
-	"stuck_key": {
+	check.StuckKey: {
 		Title: "Stuck key: a poisoned key answers 409 forever",
 		What: "After the faults healed and in-flight work ended, a retry of the key still got a refusal (409) beyond the claim " +
 			"timeout: the key is poisoned and the payment cannot complete with it.",
@@ -80,7 +82,7 @@ var explanations = map[string]Explanation{
 		Avoid: "Release the claim when the work fails (DEL in Redis, as redis-setnx does), or keep the claim in the charging " +
 			"transaction so a failure rolls it back (pg-tx); bound every claim by a timeout after which it may be reclaimed.",
 	},
-	"store_desync": {
+	check.StoreDesync: {
 		Title: "Store desync: Redis and Postgres disagree",
 		What: "For a two-store strategy, the Redis idempotency record and the Postgres ledger disagree: Postgres charged a key " +
 			"that Redis holds no completed response for (missing, still claimed, expired), or Redis names another charge.",
@@ -89,7 +91,7 @@ var explanations = map[string]Explanation{
 		Avoid: "Make Postgres the source of truth: redis-pg-guard puts a UNIQUE idempotency key on the ledger row, so a retry " +
 			"that gets past Redis is refused by Postgres and answered from the ledger; or keep the whole record in Postgres (pg-tx).",
 	},
-	"cached_error": {
+	check.CachedError: {
 		Title: "Cached error: a 5xx replayed to every retry",
 		What: "A 5xx answer was stored with the key and replayed to a retry although the profile forbids replaying errors: " +
 			"the key is poisoned with a failure that committed nothing.",
@@ -102,11 +104,11 @@ var explanations = map[string]Explanation{
 
 // Explain returns the explanation of an anomaly; an unknown name gets a
 // generic one that still names it.
-func Explain(anomaly string) Explanation {
+func Explain(anomaly check.Anomaly) Explanation {
 	e, ok := explanations[anomaly]
 	if !ok {
 		e = Explanation{
-			Title: "Anomaly " + anomaly,
+			Title: "Anomaly " + string(anomaly),
 			What:  "The checker reported an anomaly this version of idemchaos has no explanation for; the findings carry its evidence.",
 			Why: "Idempotency breaks where the key is not claimed atomically with the money movement, where two stores drift " +
 				"apart, or where a failed attempt leaves its key claimed or its error cached.",
@@ -114,6 +116,6 @@ func Explain(anomaly string) Explanation {
 				"never cache a 5xx, and release claims on error.",
 		}
 	}
-	e.Name = anomaly
+	e.Name = string(anomaly)
 	return e
 }

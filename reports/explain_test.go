@@ -8,15 +8,15 @@ import (
 )
 
 // nine are the anomalies of DESIGN.md section 4.
-var nine = []string{"double_charge", "lost_ack", "replay_mismatch", "mismatch_executed", "balance",
+var nine = []check.Anomaly{"double_charge", "lost_ack", "replay_mismatch", "mismatch_executed", "balance",
 	"status_contract", "stuck_key", "store_desync", "cached_error"}
 
 func TestExplainEveryAnomaly(t *testing.T) {
 	generic := reports.Explain("no_such_anomaly")
 	titles := map[string]bool{}
-	for _, name := range append(nine, check.Names()...) {
+	for _, name := range append(nine, check.Anomalies()...) {
 		e := reports.Explain(name)
-		if e.Name != name || e.Title == "" || e.What == "" || e.Why == "" || e.Avoid == "" {
+		if e.Name != string(name) || e.Title == "" || e.What == "" || e.Why == "" || e.Avoid == "" {
 			t.Errorf("Explain(%q) has an empty field: %+v", name, e)
 		}
 		if e.What == generic.What {

@@ -55,21 +55,21 @@ func line(ls []string, i int) string {
 }
 
 // anoms is a checker's count map: every name present, most of them zero.
-func anoms(kv ...any) map[string]int {
-	m := map[string]int{}
-	for _, n := range []string{"double_charge", "lost_ack", "replay_mismatch", "mismatch_executed", "balance",
+func anoms(kv ...any) map[check.Anomaly]int {
+	m := map[check.Anomaly]int{}
+	for _, n := range []check.Anomaly{"double_charge", "lost_ack", "replay_mismatch", "mismatch_executed", "balance",
 		"status_contract", "stuck_key", "store_desync", "cached_error"} {
 		m[n] = 0
 	}
 	for i := 0; i+1 < len(kv); i += 2 {
-		m[kv[i].(string)] = kv[i+1].(int)
+		m[check.Anomaly(kv[i].(string))] = kv[i+1].(int)
 	}
 	return m
 }
 
 func ms(n float64) time.Duration { return time.Duration(n * float64(time.Millisecond)) }
 
-func res(st, sc string, seed uint64, v scenarios.Verdict, ok bool, expected ...string) scenarios.Result {
+func res(st, sc string, seed uint64, v scenarios.Verdict, ok bool, expected ...check.Anomaly) scenarios.Result {
 	return scenarios.Result{Strategy: st, Scenario: sc, Seed: seed, Profile: "ietf", Replicas: 2, Verdict: v,
 		AsExpected: ok, Expected: expected, Anomalies: anoms(), Requests: 6, Faults: 1,
 		DurationMS: int64(100 + 10*seed), Repro: scenarios.Repro(st, sc, seed, "ietf")}

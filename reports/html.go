@@ -69,7 +69,7 @@ type htmlCell struct {
 	Anchor, Strategy, Scenario, State, Class, Declaration string
 	Seeds                                                 []htmlSeed
 	More                                                  int
-	Anomalies                                             []string
+	Anomalies                                             []check.Anomaly
 }
 
 type htmlSeed struct {
@@ -166,7 +166,7 @@ func htmlCellOf(c Cell, anchor string) htmlCell {
 		if len(fs) > maxFindings {
 			fs, left = fs[:maxFindings], len(fs)-maxFindings
 		}
-		s := htmlSeed{Seed: r.Seed, State: seedState(r), Anomalies: counts(r.Anomalies, identity, ", "),
+		s := htmlSeed{Seed: r.Seed, State: seedState(r), Anomalies: counts(r.Anomalies, check.Anomaly.String, ", "),
 			Repro: r.Repro, Overcharged: r.Overcharged, Findings: fs, MoreFindings: left, Assumptions: r.Assumptions}
 		for _, t := range r.Timelines {
 			s.Timelines = append(s.Timelines, layoutTimeline(t))

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/check"
 )
 
 // JUnit failure types, in the type attribute of <failure> and <error>.
@@ -180,7 +181,7 @@ func cellMessage(c Cell) string {
 		}
 	}
 	s := fmt.Sprintf("%s on %d/%d seeds", c.Verdict(), bad, len(c.Results))
-	if a := counts(c.Anomalies(), identity, ", "); a != "" {
+	if a := counts(c.Anomalies(), check.Anomaly.String, ", "); a != "" {
 		s += ": " + a
 	}
 	if m := c.Overcharged(); m > 0 {
@@ -200,7 +201,7 @@ func cellEvidence(c Cell) string {
 	rs, more := shown(c)
 	for _, r := range rs {
 		fmt.Fprintf(&b, "seed %d: %s (%s)\n", r.Seed, seedState(r), declaration(r.Expected))
-		if a := counts(r.Anomalies, identity, ", "); a != "" {
+		if a := counts(r.Anomalies, check.Anomaly.String, ", "); a != "" {
 			fmt.Fprintf(&b, "  anomalies: %s\n", a)
 		}
 		if r.Overcharged > 0 {

@@ -152,7 +152,7 @@ func TestJUnitEvidence(t *testing.T) {
 func TestJUnitEscapesData(t *testing.T) {
 	nasty := "]]></failure><x a=\"1\">&amp;\x1b\x00'"
 	r := scenarios.Result{Strategy: "s<1>", Scenario: "c&\"2\"", Seed: 1, Verdict: scenarios.Fail,
-		Anomalies: map[string]int{"double_charge": 1}, Repro: "idemchaos " + nasty,
+		Anomalies: map[check.Anomaly]int{"double_charge": 1}, Repro: "idemchaos " + nasty,
 		Findings: []check.Finding{{Anomaly: "double_charge", Detail: nasty}}, Assumptions: []string{nasty}}
 	got := parseJUnit(t, reports.Document{Results: []scenarios.Result{r}})
 	tc := got.Suites[0].Cases[0]

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/check"
 )
 
 // WriteMarkdown renders doc as GitHub-flavoured Markdown, fit for a CI step
@@ -68,13 +69,13 @@ func mdMatrix(b *strings.Builder, cells []Cell) {
 
 // mdLegend explains the marks and the abbreviations that appear.
 func mdLegend(cells []Cell) string {
-	seen := map[string]bool{}
+	seen := map[check.Anomaly]bool{}
 	var abbrevs []string
 	for _, c := range cells {
 		for _, name := range sortedKeys(c.Anomalies()) {
-			if !seen[name] && abbrev(name) != name {
+			if !seen[name] && name.Short() != string(name) {
 				seen[name] = true
-				abbrevs = append(abbrevs, mdEscape(abbrev(name))+" "+mdCode(name))
+				abbrevs = append(abbrevs, mdEscape(name.Short())+" "+mdCode(string(name)))
 			}
 		}
 	}
@@ -105,7 +106,7 @@ func mdCell(b *strings.Builder, c Cell) {
 	rs, more := shown(c)
 	for _, r := range rs {
 		fmt.Fprintf(b, "- **seed %d**: %s", r.Seed, mdEscape(seedState(r)))
-		if a := counts(r.Anomalies, mdCode, ", "); a != "" {
+		if a := counts(r.Anomalies, mdAnomaly, ", "); a != "" {
 			b.WriteString("; " + a)
 		}
 		if r.Overcharged > 0 {
@@ -114,7 +115,7 @@ func mdCell(b *strings.Builder, c Cell) {
 		b.WriteString("\n")
 		fs, left := firstFindings(r)
 		for _, f := range fs {
-			fmt.Fprintf(b, "  - %s: %s\n", mdCode(f.Anomaly), mdEscape(strings.TrimPrefix(findingLine(f), f.Anomaly+": ")))
+			fmt.Fprintf(b, "  - %s: %s\n", mdAnomaly(f.Anomaly), mdEscape(strings.TrimPrefix(findingLine(f), string(f.Anomaly)+": ")))
 		}
 		if left > 0 {
 			fmt.Fprintf(b, "  - … %d more findings in the JSON output\n", left)
@@ -130,13 +131,13 @@ func mdCell(b *strings.Builder, c Cell) {
 }
 
 // mdDeclaration says what the catalog declares, anomaly names as code.
-func mdDeclaration(expected []string) string {
+func mdDeclaration(expected []check.Anomaly) string {
 	if len(expected) == 0 {
 		return "declared: must pass"
 	}
 	names := make([]string, len(expected))
 	for i, n := range expected {
-		names[i] = mdCode(n)
+		names[i] = mdAnomaly(n)
 	}
 	return "declared: fails with " + strings.Join(names, ", ")
 }
@@ -177,3 +178,6 @@ func mdCode(s string) string {
 	}
 	return fence + s + fence
 }
+
+// mdAnomaly is an anomaly's name as code.
+func mdAnomaly(a check.Anomaly) string { return mdCode(string(a)) }

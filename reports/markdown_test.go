@@ -40,7 +40,7 @@ func TestMarkdownContent(t *testing.T) {
 // markup, and that code spans survive backticks.
 func TestMarkdownEscapesData(t *testing.T) {
 	r := scenarios.Result{Strategy: "a|b", Scenario: "*x*", Seed: 1, Verdict: scenarios.Fail,
-		Anomalies: map[string]int{"double_charge": 1}, Repro: "run `x` ``y``",
+		Anomalies: map[check.Anomaly]int{"double_charge": 1}, Repro: "run `x` ``y``",
 		Findings: []check.Finding{{Anomaly: "double_charge", Detail: "<img src=x> [l](u) _e_ ~s~\nnext line"}}}
 	out := string(render(t, reports.WriteMarkdown, reports.Document{Results: []scenarios.Result{r}}))
 	row := regexp.MustCompile(`(?m)^\| a.*$`).FindString(out)

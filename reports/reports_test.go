@@ -13,11 +13,11 @@ import (
 func results() []scenarios.Result {
 	return []scenarios.Result{
 		{Strategy: "none", Scenario: "dropped-response", Seed: 1, Verdict: scenarios.Fail, AsExpected: true,
-			Anomalies: map[string]int{"double_charge": 2, "lost_ack": 0}, Overcharged: 1250, Expected: []string{"double_charge"},
+			Anomalies: map[check.Anomaly]int{"double_charge": 2, "lost_ack": 0}, Overcharged: 1250, Expected: []check.Anomaly{"double_charge"},
 			Findings: []check.Finding{{Anomaly: "double_charge", Detail: "key abc…: 2 charges"}},
 			Repro:    "idemchaos run --strategy none --scenario dropped-response --seed 1"},
 		{Strategy: "none", Scenario: "dropped-response", Seed: 2, Verdict: scenarios.Pass, AsExpected: false,
-			Anomalies: map[string]int{"double_charge": 0}, Expected: []string{"double_charge"}},
+			Anomalies: map[check.Anomaly]int{"double_charge": 0}, Expected: []check.Anomaly{"double_charge"}},
 		{Strategy: "pg-tx", Scenario: "dropped-response", Seed: 1, Verdict: scenarios.Pass, AsExpected: true},
 		{Strategy: "pg-tx", Scenario: "dropped-response", Seed: 2, Verdict: scenarios.Inconclusive,
 			Assumptions: []string{"the ledger held 3 charges before the run"}, Repro: "idemchaos run --strategy pg-tx --scenario dropped-response --seed 2"},

@@ -3,20 +3,13 @@ package reports
 import (
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/check"
 )
-
-// short names anomalies in table cells; the legend spells them out.
-var short = map[string]string{
-	"double_charge": "dc", "lost_ack": "la", "replay_mismatch": "rm",
-	"mismatch_executed": "me", "balance": "bal", "status_contract": "sc",
-	"stuck_key": "sk", "store_desync": "sd", "cached_error": "ce",
-}
 
 // Cell aggregates the seeds of one (strategy, scenario).
 type Cell struct {
@@ -67,8 +60,8 @@ func (c Cell) AsExpected() bool {
 }
 
 // Anomalies sums anomaly counts over the seeds.
-func (c Cell) Anomalies() map[string]int {
-	sum := map[string]int{}
+func (c Cell) Anomalies() map[check.Anomaly]int {
+	sum := map[check.Anomaly]int{}
 	for _, r := range c.Results {
 		for k, v := range r.Anomalies {
 			sum[k] += v
@@ -100,7 +93,7 @@ func (c Cell) text() string {
 		s += fmt.Sprintf(" %d/%d", failed, len(c.Results))
 	}
 	for _, name := range sortedKeys(c.Anomalies()) {
-		s += fmt.Sprintf(" %s=%d", shortName(name), c.Anomalies()[name])
+		s += fmt.Sprintf(" %s=%d", name.Short(), c.Anomalies()[name])
 	}
 	if c.AsExpected() {
 		return s + " ok"
@@ -108,21 +101,15 @@ func (c Cell) text() string {
 	return s + " UNEXPECTED"
 }
 
-func shortName(n string) string {
-	if s, ok := short[n]; ok {
-		return s
-	}
-	return n
-}
-
-func sortedKeys(m map[string]int) []string {
-	var out []string
+// sortedKeys lists the anomalies with a count above zero, by name.
+func sortedKeys(m map[check.Anomaly]int) []check.Anomaly {
+	var out []check.Anomaly
 	for k, v := range m {
 		if v > 0 {
 			out = append(out, k)
 		}
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }
 
@@ -176,8 +163,11 @@ func axes(cells []Cell) (strategies, scens []string) {
 func writeLegend(w io.Writer) {
 	fmt.Fprintln(w, "\ncell: verdict, seeds that did not pass / seeds run, anomaly counts summed over seeds;")
 	fmt.Fprintln(w, "      ok = as the catalog declares for this strategy, UNEXPECTED = not")
-	fmt.Fprintln(w, "anomalies: dc double_charge, la lost_ack, rm replay_mismatch, me mismatch_executed, bal balance,")
-	fmt.Fprintln(w, "           sc status_contract, sk stuck_key, sd store_desync, ce cached_error")
+	var entries []string
+	for _, a := range check.Anomalies() {
+		entries = append(entries, a.Short()+" "+string(a))
+	}
+	fmt.Fprint(w, wrapList("anomalies: ", entries, legendWidth))
 }
 
 func writeSummary(w io.Writer, rs []scenarios.Result) {
@@ -220,3 +210,27 @@ func firstNotPassing(c Cell) (scenarios.Result, bool) {
 
 // Money formats minor units as major.minor.
 func Money(minor int64) string { return check.Money(minor) }
+
+// legendWidth is where the legend's lines break.
+const legendWidth = 100
+
+// wrapList writes entries after head, comma-separated, breaking lines
+// before width with the continuation indented under the first entry.
+func wrapList(head string, entries []string, width int) string {
+	var b strings.Builder
+	line := head
+	indent := strings.Repeat(" ", len(head))
+	for i, e := range entries {
+		if i < len(entries)-1 {
+			e += ","
+		}
+		if len(line) > len(head) && len(line)+1+len(e) > width {
+			b.WriteString(line + "\n")
+			line = indent
+		} else if len(line) > len(head) {
+			line += " "
+		}
+		line += e
+	}
+	return b.String() + line + "\n"
+}

@@ -1,92 +1,142 @@
 package scenarios
 
 import (
-	"sort"
+	"slices"
 
+	"github.com/idemchaos/idemchaos/scenarios/check"
 	"github.com/idemchaos/idemchaos/targets/api"
 )
 
+// This file is the track record: what every built-in strategy must show
+// under every scenario, and which cells the demos tell. A flawed strategy
+// that stops being caught is a regression of the harness.
+
 // expected declares, per strategy, the scenarios it must fail and the
 // anomalies that must show there. A strategy absent from a scenario's row
-// must pass it. This is the track record: a flawed strategy that stops being
-// caught is a regression of the harness.
-var expected = map[string]map[string][]string{
+// must pass it.
+var expected = map[string]map[string][]check.Anomaly{
 	"none": {
-		"concurrent-duplicates":    {"double_charge"},
-		"forced-race":              {"double_charge"},
-		"dropped-response":         {"double_charge"},
-		"payload-mismatch":         {"double_charge", "mismatch_executed"},
-		"db-fault-mid-request":     {"double_charge"}, // the probe charges again
-		"redis-fault-after-commit": {"double_charge"},
-		"slow-charge":              {"double_charge"},
-		"replica-fanout":           {"double_charge"},
-		"client-timeout-retry":     {"double_charge"},
-		"missing-key":              {"status_contract"},
-		"retry-storm":              {"double_charge"},
+		"concurrent-duplicates":    {check.DoubleCharge},
+		"forced-race":              {check.DoubleCharge},
+		"dropped-response":         {check.DoubleCharge},
+		"payload-mismatch":         {check.DoubleCharge, check.MismatchExecuted},
+		"db-fault-mid-request":     {check.DoubleCharge}, // the probe charges again
+		"redis-fault-after-commit": {check.DoubleCharge},
+		"slow-charge":              {check.DoubleCharge},
+		"replica-fanout":           {check.DoubleCharge},
+		"client-timeout-retry":     {check.DoubleCharge},
+		"missing-key":              {check.StatusContract},
+		"retry-storm":              {check.DoubleCharge},
 	},
 	"memory": {
-		"replica-fanout": {"double_charge"},
+		"replica-fanout": {check.DoubleCharge},
 	},
 	"redis-getset": {
-		"concurrent-duplicates":    {"double_charge"},
-		"forced-race":              {"double_charge"},
-		"redis-fault-after-commit": {"double_charge"},
-		"slow-charge":              {"double_charge"},
-		"client-timeout-retry":     {"double_charge"},
-		"retry-storm":              {"double_charge"},
+		"concurrent-duplicates":    {check.DoubleCharge},
+		"forced-race":              {check.DoubleCharge},
+		"redis-fault-after-commit": {check.DoubleCharge},
+		"slow-charge":              {check.DoubleCharge},
+		"client-timeout-retry":     {check.DoubleCharge},
+		"retry-storm":              {check.DoubleCharge},
 	},
 	"redis-setnx": {
-		"redis-fault-after-commit": {"double_charge", "store_desync"},
-		"slow-charge":              {"double_charge"},
+		"redis-fault-after-commit": {check.DoubleCharge, check.StoreDesync},
+		"slow-charge":              {check.DoubleCharge},
 	},
 	"redis-sticky": {
-		"db-fault-mid-request":     {"stuck_key"},
-		"redis-fault-after-commit": {"stuck_key", "store_desync"},
+		"db-fault-mid-request":     {check.StuckKey},
+		"redis-fault-after-commit": {check.StuckKey, check.StoreDesync},
 	},
 	"redis-cache-errors": {
-		"db-fault-mid-request":     {"cached_error"},
-		"redis-fault-after-commit": {"double_charge", "store_desync"},
-		"slow-charge":              {"double_charge"},
+		"db-fault-mid-request":     {check.CachedError},
+		"redis-fault-after-commit": {check.DoubleCharge, check.StoreDesync},
+		"slow-charge":              {check.DoubleCharge},
 	},
 	"pg-split-tx": {
-		"db-fault-mid-request": {"stuck_key"},
+		"db-fault-mid-request": {check.StuckKey},
 	},
 	"pg-nofingerprint": {
-		"payload-mismatch": {"mismatch_executed"},
+		"payload-mismatch": {check.MismatchExecuted},
 	},
 }
 
 // mustNot lists anomalies a cell must not show even when it fails: a poisoned
 // key is bad, but it must never be mistaken for a double charge.
-var mustNot = map[string]map[string][]string{
-	"redis-sticky":       {"db-fault-mid-request": {"double_charge"}},
-	"redis-cache-errors": {"db-fault-mid-request": {"double_charge"}},
-	"pg-split-tx":        {"db-fault-mid-request": {"double_charge"}},
+var mustNot = map[string]map[string][]check.Anomaly{
+	"redis-sticky":       {"db-fault-mid-request": {check.DoubleCharge}},
+	"redis-cache-errors": {"db-fault-mid-request": {check.DoubleCharge}},
+	"pg-split-tx":        {"db-fault-mid-request": {check.DoubleCharge}},
 }
+
+// demoStrategy is the strategy each scenario's demo shows by default: the
+// one whose flaw it shows best.
+var demoStrategy = map[string]string{
+	"concurrent-duplicates":    "redis-getset",
+	"forced-race":              "redis-getset",
+	"dropped-response":         "none",
+	"payload-mismatch":         "pg-nofingerprint",
+	"db-fault-mid-request":     "redis-sticky",
+	"redis-fault-after-commit": "redis-setnx",
+	"slow-charge":              "redis-setnx",
+	"replica-fanout":           "memory",
+	"client-timeout-retry":     "redis-getset",
+	"missing-key":              "none",
+	"key-expiry":               "redis-setnx",
+	"retry-storm":              "none",
+}
+
+// Lesson is the demo that shows one anomaly class, and what the room sees.
+// An empty Scenario means no built-in strategy breaks that invariant; Shows
+// then says why.
+type Lesson struct {
+	Anomaly            check.Anomaly
+	Scenario, Strategy string
+	Shows              string
+}
+
+// lessons holds a lesson for every anomaly the checker knows, in its order.
+var lessons = []Lesson{
+	{check.DoubleCharge, "forced-race", "redis-getset", "both requests find the key absent; both charge"},
+	{check.LostAck, "payload-mismatch", "pg-nofingerprint", "a 201 for 15.00 names the 13.00 charge of another payload"},
+	{check.ReplayMismatch, "forced-race", "redis-getset", "the two clients get different charges for one key"},
+	{check.MismatchExecuted, "payload-mismatch", "pg-nofingerprint", "the same key with another amount gets 201"},
+	{check.Balance, "", "", "no built-in strategy breaks it: every one debits the account and writes the charge row in one Postgres transaction"},
+	{check.StatusContract, "missing-key", "none", "a request without a key gets 201 where ietf wants 400"},
+	{check.StuckKey, "db-fault-mid-request", "redis-sticky", "the claim outlives the failed charge: the probe still gets 409"},
+	{check.StoreDesync, "redis-fault-after-commit", "redis-setnx", "Postgres committed, the Redis write was lost, the retry charged again"},
+	{check.CachedError, "db-fault-mid-request", "redis-cache-errors", "the 503 of the failed charge is replayed to every retry"},
+}
+
+// DemoStrategy is the strategy the demo of scenario shows unless told
+// otherwise ("" for a scenario with no demo).
+func DemoStrategy(scenario string) string { return demoStrategy[scenario] }
+
+// Lessons lists the demo of every anomaly class, in the checker's order.
+func Lessons() []Lesson { return slices.Clone(lessons) }
 
 // Expected returns the anomalies strategy must show under scenario when the
 // target promises profile; empty means it must pass. The catalog is written
 // for ietf; a profile that allows what ietf forbids (no key, a replayed 5xx)
 // drops the anomalies that judge it.
-func Expected(strategy, scenario string, profile api.Profile) []string {
-	var out []string
-	for _, name := range expected[strategy][scenario] {
-		if allowedBy(profile, name) {
+func Expected(strategy, scenario string, profile api.Profile) []check.Anomaly {
+	var out []check.Anomaly
+	for _, a := range expected[strategy][scenario] {
+		if allowedBy(profile, a) {
 			continue
 		}
-		out = append(out, name)
+		out = append(out, a)
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }
 
-// allowedBy reports whether profile makes anomaly name a permitted behaviour
-// in the catalog's cells.
-func allowedBy(p api.Profile, name string) bool {
-	switch name {
-	case "status_contract":
+// allowedBy reports whether profile makes anomaly a permitted behaviour in
+// the catalog's cells.
+func allowedBy(p api.Profile, a check.Anomaly) bool {
+	switch a {
+	case check.StatusContract:
 		return p.MissingKey == 0 // the only status_contract the catalog declares is a missing key
-	case "cached_error":
+	case check.CachedError:
 		return p.ReplayErrors // the catalog's cached errors never moved money
 	}
 	return false
@@ -100,13 +150,13 @@ func matches(r Result) bool {
 	if r.Verdict != Fail {
 		return false
 	}
-	for _, name := range r.Expected {
-		if r.Anomalies[name] == 0 {
+	for _, a := range r.Expected {
+		if r.Anomalies[a] == 0 {
 			return false
 		}
 	}
-	for _, name := range mustNot[r.Strategy][r.Scenario] {
-		if r.Anomalies[name] > 0 {
+	for _, a := range mustNot[r.Strategy][r.Scenario] {
+		if r.Anomalies[a] > 0 {
 			return false
 		}
 	}

@@ -3,10 +3,12 @@ package scenarios_test
 import (
 	"context"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/check"
 	"github.com/idemchaos/idemchaos/targets/api"
 	"github.com/idemchaos/idemchaos/targets/strategy"
 )
@@ -113,6 +115,32 @@ func TestStripeProfileCells(t *testing.T) {
 		}
 		if res.Verdict != c.verdict || !res.AsExpected {
 			t.Errorf("%s/%s under stripe: %s (as declared: %v) %v", c.strategy, c.scenario, res.Verdict, res.AsExpected, res.Anomalies)
+		}
+	}
+}
+
+// TestDemoTablesCoverEveryScenarioAndAnomaly: every scenario has a default
+// demo strategy, and every anomaly a lesson (a demo, or why there is none),
+// in the checker's order.
+func TestDemoTablesCoverEveryScenarioAndAnomaly(t *testing.T) {
+	for _, sc := range scenarios.Names() {
+		if !slices.Contains(strategy.Names(), scenarios.DemoStrategy(sc)) {
+			t.Errorf("scenario %s: default demo strategy %q", sc, scenarios.DemoStrategy(sc))
+		}
+	}
+	names := check.Anomalies()
+	lessons := scenarios.Lessons()
+	if len(lessons) != len(names) {
+		t.Fatalf("%d lessons for %d anomalies", len(lessons), len(names))
+	}
+	for i, l := range lessons {
+		switch {
+		case l.Anomaly != names[i]:
+			t.Errorf("lesson %d is %s; want %s (the checker's order)", i, l.Anomaly, names[i])
+		case l.Shows == "":
+			t.Errorf("%s: the lesson says nothing", l.Anomaly)
+		case l.Scenario != "" && (!slices.Contains(scenarios.Names(), l.Scenario) || !slices.Contains(strategy.Names(), l.Strategy)):
+			t.Errorf("%s: unknown demo %s / %s", l.Anomaly, l.Scenario, l.Strategy)
 		}
 	}
 }

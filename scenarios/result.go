@@ -20,19 +20,19 @@ const (
 
 // Result is one checked cell: the machine-readable unit every report renders.
 type Result struct {
-	Strategy    string         `json:"strategy"`
-	Scenario    string         `json:"scenario"`
-	Seed        uint64         `json:"seed"`
-	Profile     string         `json:"profile"`
-	Replicas    int            `json:"replicas"`
-	Verdict     Verdict        `json:"verdict"`
-	Anomalies   map[string]int `json:"anomalies"`
-	Overcharged int64          `json:"overcharged"`
-	Requests    int            `json:"requests"`
-	DurationMS  int64          `json:"duration_ms"`
+	Strategy    string                `json:"strategy"`
+	Scenario    string                `json:"scenario"`
+	Seed        uint64                `json:"seed"`
+	Profile     string                `json:"profile"`
+	Replicas    int                   `json:"replicas"`
+	Verdict     Verdict               `json:"verdict"`
+	Anomalies   map[check.Anomaly]int `json:"anomalies"`
+	Overcharged int64                 `json:"overcharged"`
+	Requests    int                   `json:"requests"`
+	DurationMS  int64                 `json:"duration_ms"`
 	// Expected lists the anomalies the catalog declares for this cell (empty: must pass).
-	Expected   []string `json:"expected"`
-	AsExpected bool     `json:"as_expected"`
+	Expected   []check.Anomaly `json:"expected"`
+	AsExpected bool            `json:"as_expected"`
 	// Assumptions lists the self-checks that failed (why a cell is inconclusive).
 	Assumptions []string        `json:"assumptions,omitempty"`
 	Faults      int             `json:"faults"`

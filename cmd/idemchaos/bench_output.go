@@ -67,7 +67,7 @@ func summarize(name string, c load.Config, rep load.Report, v check.Report, hidd
 	r := benchResult{reports.BenchResult{Strategy: name, ReplayFrom: replayFrom(name), Scheduled: rep.Scheduled,
 		Sent: len(rep.Samples), Missed: rep.Missed, Answered: rep.Answered(), AchievedRPS: round(rep.Throughput(), 1),
 		ElapsedMS: rep.Elapsed().Milliseconds(), Statuses: map[string]int{}, Errors: load.Errors(rep.Samples),
-		Anomalies: v.Counts, Overcharged: v.Overcharged, Hidden: hidden}}
+		Anomalies: anomalyCounts(v.Counts), Overcharged: v.Overcharged, Hidden: hidden}}
 	r.OfferedRPS = c.Rate
 	if c.Model() == load.Closed && c.Duration > 0 {
 		r.OfferedRPS = round(float64(r.Sent)/c.Duration.Seconds(), 1)
@@ -188,16 +188,7 @@ func ms(v float64) string {
 	return strconv.FormatFloat(v, 'f', 0, 64)
 }
 
-var shortAnomalies = map[string]string{"double_charge": "dc", "lost_ack": "la", "replay_mismatch": "rm",
-	"mismatch_executed": "me", "balance": "bal", "status_contract": "sc", "stuck_key": "sk", "store_desync": "sd",
-	"cached_error": "ce"}
-
-func shortAnomaly(n string) string {
-	if s, ok := shortAnomalies[n]; ok {
-		return s
-	}
-	return n
-}
+func shortAnomaly(n string) string { return check.Anomaly(n).Short() }
 
 // counts renders the non-zero counts as "a=1 b=2" in the order given (then
 // any other name, sorted); "-" when all are zero.
@@ -223,4 +214,13 @@ func counts(m map[string]int, order []string, label func(string) string) string 
 		return "-"
 	}
 	return strings.Join(parts, " ")
+}
+
+// anomalyCounts keys the checker's counts by name, as the bench document does.
+func anomalyCounts(m map[check.Anomaly]int) map[string]int {
+	out := make(map[string]int, len(m))
+	for a, n := range m {
+		out[string(a)] = n
+	}
+	return out
 }

@@ -11,47 +11,9 @@ import (
 
 	"github.com/idemchaos/idemchaos/reports"
 	"github.com/idemchaos/idemchaos/scenarios"
-	"github.com/idemchaos/idemchaos/scenarios/check"
 	"github.com/idemchaos/idemchaos/scenarios/narrate"
 	"github.com/idemchaos/idemchaos/targets/strategy"
 )
-
-// demoStrategy is the strategy each scenario's demo shows by default: the
-// one whose flaw it shows best.
-var demoStrategy = map[string]string{
-	"concurrent-duplicates":    "redis-getset",
-	"forced-race":              "redis-getset",
-	"dropped-response":         "none",
-	"payload-mismatch":         "pg-nofingerprint",
-	"db-fault-mid-request":     "redis-sticky",
-	"redis-fault-after-commit": "redis-setnx",
-	"slow-charge":              "redis-setnx",
-	"replica-fanout":           "memory",
-	"client-timeout-retry":     "redis-getset",
-	"missing-key":              "none",
-	"key-expiry":               "redis-setnx",
-	"retry-storm":              "none",
-}
-
-// demoClass is the demo that shows an anomaly class; an empty scenario
-// means no built-in strategy shows it, and why says so.
-type demoClass struct {
-	anomaly, scenario, strategy, why string
-}
-
-// demoClasses maps every anomaly the checker knows to its demo, in the
-// checker's order.
-var demoClasses = []demoClass{
-	{check.DoubleCharge, "forced-race", "redis-getset", "both requests find the key absent; both charge"},
-	{check.LostAck, "payload-mismatch", "pg-nofingerprint", "a 201 for 15.00 names the 13.00 charge of another payload"},
-	{check.ReplayMismatch, "forced-race", "redis-getset", "the two clients get different charges for one key"},
-	{check.MismatchExecuted, "payload-mismatch", "pg-nofingerprint", "the same key with another amount gets 201"},
-	{check.Balance, "", "", "no built-in strategy breaks it: every one debits the account and writes the charge row in one Postgres transaction"},
-	{check.StatusContract, "missing-key", "none", "a request without a key gets 201 where ietf wants 400"},
-	{check.StuckKey, "db-fault-mid-request", "redis-sticky", "the claim outlives the failed charge: the probe still gets 409"},
-	{check.StoreDesync, "redis-fault-after-commit", "redis-setnx", "Postgres committed, the Redis write was lost, the retry charged again"},
-	{check.CachedError, "db-fault-mid-request", "redis-cache-errors", "the 503 of the failed charge is replayed to every retry"},
-}
 
 // maxDemoRuns bounds the runs of a demo whose gate gave up before the other
 // request committed (a machine slower than the gate's patience).
@@ -121,7 +83,7 @@ func demoCell(scenario, st string, seed uint64, c common) (scenarios.Cell, error
 		return scenarios.Cell{}, usageErrorf("demo: unknown scenario %q (known: %s)", scenario, strings.Join(scenarios.Names(), ", "))
 	}
 	if st == "" {
-		st = demoStrategy[scenario]
+		st = scenarios.DemoStrategy(scenario)
 	}
 	if err := requireName("strategy", st, strategy.Names()); err != nil {
 		return scenarios.Cell{}, err
@@ -234,16 +196,16 @@ func wrap(text, indent string, width int) string {
 func demoList(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ANOMALY\tDEMO\tWHAT IT SHOWS")
-	for _, c := range demoClasses {
+	for _, l := range scenarios.Lessons() {
 		cmd := "(none)"
-		if c.scenario != "" {
-			cmd = fmt.Sprintf("idemchaos demo %s --strategy %s", c.scenario, c.strategy)
+		if l.Scenario != "" {
+			cmd = fmt.Sprintf("idemchaos demo %s --strategy %s", l.Scenario, l.Strategy)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", c.anomaly, cmd, c.why)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", l.Anomaly, cmd, l.Shows)
 	}
 	fmt.Fprintln(tw, "SCENARIO\tDEFAULT STRATEGY\t")
 	for _, sc := range scenarios.Names() {
-		fmt.Fprintf(tw, "  %s\t%s\t\n", sc, demoStrategy[sc])
+		fmt.Fprintf(tw, "  %s\t%s\t\n", sc, scenarios.DemoStrategy(sc))
 	}
 	return tw.Flush()
 }

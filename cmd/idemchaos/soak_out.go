@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/check"
 )
 
 // soakListed bounds the cells the summary lists per (strategy, scenario,
@@ -48,7 +49,7 @@ func (k *soakRun) writeTable(w io.Writer) error {
 }
 
 // anomalyCells is "double_charge 4, store_desync 2", or "-".
-func anomalyCells(m map[string]int) string {
+func anomalyCells(m map[check.Anomaly]int) string {
 	var parts []string
 	for _, name := range sortedNames(m) {
 		parts = append(parts, fmt.Sprintf("%s %d", name, m[name]))
@@ -64,11 +65,11 @@ func anomalyCells(m map[string]int) string {
 // (strategy, scenario, class).
 func writeListed(w io.Writer, results []scenarios.Result) {
 	header := false
-	for _, want := range []class{classUnexpected, classMissed, classCaught, classInconclusive} {
+	for _, want := range []scenarios.Class{scenarios.Unexpected, scenarios.Missed, scenarios.Caught, scenarios.Unproven} {
 		var order [][2]string
 		shown := map[[2]string]int{}
 		for _, r := range results {
-			if classify(r) != want {
+			if r.Class() != want {
 				continue
 			}
 			if !header {
@@ -101,7 +102,7 @@ func roundsText(n int) string {
 // declaredText is what the catalog declares for the cell and, for an
 // inconclusive one, the self-check that failed.
 func declaredText(r scenarios.Result) string {
-	s := "; declared: " + strings.Join(r.Expected, ", ")
+	s := "; declared: " + check.Join(r.Expected)
 	if len(r.Expected) == 0 {
 		s = "; declared: must pass"
 	}

@@ -84,7 +84,7 @@ func (k *soakRun) round(ctx context.Context, runners []*scenarios.Runner, seed u
 	prog := newProgress(k.log, len(cells), k.cfg.quiet)
 	prog.quiet = prog.quiet || !prog.tty // a line per round, not per cell
 	prog.onFinish = func(r scenarios.Result) {
-		if c := k.tally.add(r, k.rounds); c == classUnexpected || c == classMissed {
+		if c := k.tally.add(r, k.rounds); c.NotAsDeclared() {
 			k.alert(prog.tty, c, r)
 		}
 	}
@@ -117,7 +117,7 @@ func (k *soakRun) progressLine(seed uint64, of int, t0 time.Time) {
 
 // alert reports a cell not as declared at once: a long soak should not hide
 // it until the end.
-func (k *soakRun) alert(tty bool, c class, r scenarios.Result) {
+func (k *soakRun) alert(tty bool, c scenarios.Class, r scenarios.Result) {
 	if tty {
 		fmt.Fprint(k.log, "\r\033[K")
 	}

@@ -2,42 +2,14 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/check"
 )
-
-// class is what a soak makes of one cell against the catalog's declaration.
-type class int
-
-const (
-	classPass         class = iota // passed, as declared
-	classCaught                    // failed with the declared anomalies: the flaw was caught
-	classUnexpected                // failed where it must pass, or not as declared
-	classMissed                    // passed where the catalog declares a flaw
-	classInconclusive              // a self-check failed: neither pass nor fail
-)
-
-var classNames = [...]string{"pass", "caught", "UNEXPECTED", "missed", "inconclusive"}
-
-func (c class) String() string { return classNames[c] }
-
-// classify judges a result the way the matrix's exit code does.
-func classify(r scenarios.Result) class {
-	switch {
-	case r.Verdict == scenarios.Inconclusive:
-		return classInconclusive
-	case r.AsExpected && r.Verdict == scenarios.Fail:
-		return classCaught
-	case r.AsExpected:
-		return classPass
-	case r.Verdict == scenarios.Pass:
-		return classMissed
-	}
-	return classUnexpected
-}
 
 // soakCounts counts cells.
 type soakCounts struct {
@@ -45,7 +17,7 @@ type soakCounts struct {
 	caught, unexpected, missed      int
 }
 
-func (n *soakCounts) add(r scenarios.Result, c class) {
+func (n *soakCounts) add(r scenarios.Result, c scenarios.Class) {
 	n.cells++
 	switch r.Verdict {
 	case scenarios.Pass:
@@ -56,11 +28,11 @@ func (n *soakCounts) add(r scenarios.Result, c class) {
 		n.inconclusive++
 	}
 	switch c {
-	case classCaught:
+	case scenarios.Caught:
 		n.caught++
-	case classUnexpected:
+	case scenarios.Unexpected:
 		n.unexpected++
-	case classMissed:
+	case scenarios.Missed:
 		n.missed++
 	}
 }
@@ -70,7 +42,7 @@ type strategyTally struct {
 	soakCounts
 	rounds    int // rounds in which it ran
 	lastRound int
-	anomalies map[string]int // anomaly name -> cells that showed it
+	anomalies map[check.Anomaly]int // cells that showed each anomaly
 }
 
 // tally accumulates a soak's results as cells finish.
@@ -91,14 +63,14 @@ func newTally(strategies, scens []string) *tally {
 		t.scenRank[sc] = i
 	}
 	for _, st := range strategies {
-		t.per[st] = &strategyTally{anomalies: map[string]int{}}
+		t.per[st] = &strategyTally{anomalies: map[check.Anomaly]int{}}
 	}
 	return t
 }
 
 // add records a finished cell of round and returns its class.
-func (t *tally) add(r scenarios.Result, round int) class {
-	c := classify(r)
+func (t *tally) add(r scenarios.Result, round int) scenarios.Class {
+	c := r.Class()
 	st := t.per[r.Strategy]
 	st.add(r, c)
 	if st.lastRound != round {
@@ -138,7 +110,7 @@ func (t *tally) sorted() []scenarios.Result {
 }
 
 // anomalyText lists the non-zero anomaly counts, sorted by name.
-func anomalyText(m map[string]int) string {
+func anomalyText(m map[check.Anomaly]int) string {
 	var parts []string
 	for _, name := range sortedNames(m) {
 		if m[name] > 0 {
@@ -151,11 +123,6 @@ func anomalyText(m map[string]int) string {
 	return strings.Join(parts, " ")
 }
 
-func sortedNames(m map[string]int) []string {
-	names := make([]string, 0, len(m))
-	for name := range m {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	return names
+func sortedNames(m map[check.Anomaly]int) []check.Anomaly {
+	return slices.Sorted(maps.Keys(m))
 }

@@ -132,25 +132,6 @@ func TestSoakHelpNamesTheDefaultScenarios(t *testing.T) {
 	}
 }
 
-func TestSoakClassifiesAgainstTheCatalog(t *testing.T) {
-	dc := map[string]int{"double_charge": 2}
-	cases := []struct {
-		r    scenarios.Result
-		want class
-	}{
-		{scenarios.Result{Verdict: scenarios.Pass, AsExpected: true}, classPass},
-		{scenarios.Result{Verdict: scenarios.Fail, AsExpected: true, Expected: []string{"double_charge"}, Anomalies: dc}, classCaught},
-		{scenarios.Result{Verdict: scenarios.Fail, Anomalies: dc}, classUnexpected},
-		{scenarios.Result{Verdict: scenarios.Pass, Expected: []string{"double_charge"}}, classMissed},
-		{scenarios.Result{Verdict: scenarios.Inconclusive}, classInconclusive},
-	}
-	for _, c := range cases {
-		if got := classify(c.r); got != c.want {
-			t.Errorf("%+v: %s; want %s", c.r, got, c.want)
-		}
-	}
-}
-
 // TestSoakInterruptedPrintsThePartialSummary: Ctrl-C ends a soak with exit
 // 130, after the summary and the JSON document of the cells it finished.
 func TestSoakInterruptedPrintsThePartialSummary(t *testing.T) {

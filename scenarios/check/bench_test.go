@@ -240,7 +240,7 @@ func TestGenerated(t *testing.T) {
 		seen[a.ID] = true
 	}
 	r := Run(in)
-	assertCounts(t, r, map[string]int{DoubleCharge: 5, LostAck: 5, MismatchExecuted: 5, Balance: 1,
+	assertCounts(t, r, map[Anomaly]int{DoubleCharge: 5, LostAck: 5, MismatchExecuted: 5, Balance: 1,
 		StuckKey: 5, CachedError: 20, StoreDesync: 10})
 	// keys 7, 5007, ... charge 100 + i%50 twice: i%50 is 7 for each.
 	if r.Overcharged != 5*107 {

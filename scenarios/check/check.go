@@ -30,54 +30,6 @@ import (
 	"github.com/idemchaos/idemchaos/targets/api"
 )
 
-// Anomaly names, as they appear in reports.
-const (
-	// DoubleCharge: more than one ledger charge for one (account, key).
-	DoubleCharge = "double_charge"
-	// LostAck: a 2xx without exactly one matching ledger charge.
-	LostAck = "lost_ack"
-	// ReplayMismatch: 2xx answers for one key and payload disagree on charge id or body.
-	ReplayMismatch = "replay_mismatch"
-	// MismatchExecuted: a request whose payload differs from the key's was acked or charged.
-	MismatchExecuted = "mismatch_executed"
-	// Balance: an account balance differs from opening balance minus its charges.
-	Balance = "balance"
-	// StatusContract: a status code the contract profile does not allow.
-	StatusContract = "status_contract"
-	// StuckKey: a probe of a key still got the profile's in-flight status
-	// (409): the key's claim was never released, the key is poisoned.
-	StuckKey = "stuck_key"
-	// StoreDesync: the Redis idempotency records and the Postgres ledger
-	// disagree about a key (checked only for two-store targets).
-	StoreDesync = "store_desync"
-	// CachedError: a 5xx replayed from a key's stored response (or served to
-	// a probe) where the profile forbids it, or where the ledger shows the
-	// key's work did commit.
-	CachedError = "cached_error"
-)
-
-// names is the stable order of the anomalies; a finding's rank is its index.
-var names = [...]string{DoubleCharge, LostAck, ReplayMismatch, MismatchExecuted, Balance, StatusContract,
-	StuckKey, StoreDesync, CachedError}
-
-const (
-	rankDoubleCharge = iota
-	rankLostAck
-	rankReplayMismatch
-	rankMismatchExecuted
-	rankBalance
-	rankStatusContract
-	rankStuckKey
-	rankStoreDesync
-	rankCachedError
-	numAnomalies
-)
-
-// Names returns every anomaly the checker knows, in a stable order.
-func Names() []string {
-	return append([]string(nil), names[:]...)
-}
-
 // Input is everything the checker judges: the history of a run, the ledger
 // read after it (with the Redis records, if any), and the contract profile
 // the target promised.
@@ -92,7 +44,7 @@ type Input struct {
 
 // Finding is one violated invariant with its evidence.
 type Finding struct {
-	Anomaly  string   `json:"anomaly"`
+	Anomaly  Anomaly  `json:"anomaly"`
 	Key      string   `json:"key,omitempty"`
 	Account  string   `json:"account,omitempty"`
 	Money    int64    `json:"money,omitempty"`    // minor units at stake for this finding
@@ -103,9 +55,9 @@ type Finding struct {
 
 // Report is the checker's verdict on one run.
 type Report struct {
-	Counts      map[string]int `json:"anomalies"`   // every anomaly name checked, zero included
-	Overcharged int64          `json:"overcharged"` // money charged more than once, minor units
-	Findings    []Finding      `json:"findings"`    // ordered by anomaly (as Names), then key, then evidence
+	Counts      map[Anomaly]int `json:"anomalies"`   // every anomaly checked, zero included
+	Overcharged int64           `json:"overcharged"` // money charged more than once, minor units
+	Findings    []Finding       `json:"findings"`    // ordered by anomaly (as Names), then key, then evidence
 }
 
 // Failed reports whether any invariant was violated.
@@ -132,14 +84,14 @@ func Run(in Input) Report {
 
 // report assembles the findings in their stable order.
 func (c *checker) report() Report {
-	r := Report{Counts: make(map[string]int, numAnomalies), Overcharged: c.overcharged}
+	r := Report{Counts: make(map[Anomaly]int, numAnomalies), Overcharged: c.overcharged}
 	total := 0
-	for rank, name := range names {
-		r.Counts[name] = c.counts[rank]
+	for rank, e := range catalog {
+		r.Counts[e.anomaly] = c.counts[rank]
 		total += len(c.findings[rank])
 	}
 	r.Findings = make([]Finding, 0, total)
-	for rank := range names {
+	for rank := range catalog {
 		r.Findings = append(r.Findings, c.findings[rank]...)
 	}
 	return r

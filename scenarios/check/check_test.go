@@ -20,8 +20,26 @@ func TestNames(t *testing.T) {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}
 	Names()[0] = "changed"
-	if Names()[0] != DoubleCharge {
+	if Names()[0] != string(DoubleCharge) || Anomalies()[0] != DoubleCharge {
 		t.Fatal("Names() exposes its backing array")
+	}
+	for _, a := range Anomalies() {
+		if a.Short() == string(a) || len(a.Short()) > 3 {
+			t.Errorf("%s has no short code (%q)", a, a.Short())
+		}
+		if catalog[rank(a)].anomaly != a {
+			t.Errorf("%s: rank out of catalog order", a)
+		}
+	}
+	ranks := []Anomaly{DoubleCharge, LostAck, ReplayMismatch, MismatchExecuted, Balance, StatusContract, StuckKey,
+		StoreDesync, CachedError}
+	for i, a := range ranks {
+		if catalog[i].anomaly != a || i != rank(a) {
+			t.Errorf("rank %d is %s in the catalog, want %s", i, catalog[i].anomaly, a)
+		}
+	}
+	if Anomaly("unknown").Short() != "unknown" {
+		t.Error("an unknown anomaly is not its own code")
 	}
 }
 
@@ -70,7 +88,7 @@ func cleanStripe() Input {
 type runCase struct {
 	name        string
 	in          Input
-	counts      map[string]int
+	counts      map[Anomaly]int
 	overcharged int64
 	findings    []want
 }
@@ -100,7 +118,7 @@ func TestDoubleCharge(t *testing.T) {
 			att(1, 1, keyA, 500, 0, timedOut()),
 			att(1, 2, keyA, 500, 1100, acked(201, "ch_2", "B2")),
 		),
-		counts:      map[string]int{DoubleCharge: 1},
+		counts:      map[Anomaly]int{DoubleCharge: 1},
 		overcharged: 500,
 		findings:    []want{{DoubleCharge, keyA, "acct_1", 500, ids("a1-1", "a1-2"), ids("ch_1", "ch_2")}},
 	}, {
@@ -110,7 +128,7 @@ func TestDoubleCharge(t *testing.T) {
 			att(1, 1, keyA, 500, 0, timedOut()),
 			att(1, 2, keyA, 500, 30, hidden(), acked(201, "ch_2", "B2")),
 		),
-		counts:      map[string]int{DoubleCharge: 1},
+		counts:      map[Anomaly]int{DoubleCharge: 1},
 		overcharged: 500,
 		findings:    []want{{DoubleCharge, keyA, "acct_1", 500, ids("a1-1", "a1-2"), ids("ch_1", "ch_2")}},
 	}, {
@@ -120,7 +138,7 @@ func TestDoubleCharge(t *testing.T) {
 			ch("ch_2", keyA, "x-2", 500, 3),
 			ch("ch_5", keyA, "", 300, 2),
 		)),
-		counts:      map[string]int{DoubleCharge: 2},
+		counts:      map[Anomaly]int{DoubleCharge: 2},
 		overcharged: 800,
 		findings:    []want{{DoubleCharge, keyA, "acct_1", 800, ids("x-1", "x-2"), ids("ch_9", "ch_5", "ch_2")}},
 	}, {
@@ -129,7 +147,7 @@ func TestDoubleCharge(t *testing.T) {
 			ch("ch_1", keyA, "x-1", 500, 1), ch("ch_2", keyA, "x-2", 500, 2),
 			ch("ch_3", keyB, "y-1", 300, 3), ch("ch_4", keyB, "y-2", 300, 4),
 		)),
-		counts:      map[string]int{DoubleCharge: 2},
+		counts:      map[Anomaly]int{DoubleCharge: 2},
 		overcharged: 800,
 		findings: []want{
 			{DoubleCharge, keyA, "acct_1", 500, ids("x-1", "x-2"), ids("ch_1", "ch_2")},
@@ -152,7 +170,7 @@ func TestLostAck(t *testing.T) {
 		in: input(api.IETF, ledger(),
 			att(1, 1, keyA, 500, 0, acked(200, "", "{}")),
 		),
-		counts:   map[string]int{LostAck: 1},
+		counts:   map[Anomaly]int{LostAck: 1},
 		findings: []want{{LostAck, keyA, "acct_1", 500, ids("a1-1"), nil}},
 	}, {
 		name: "charge missing from the ledger, replayed too",
@@ -160,7 +178,7 @@ func TestLostAck(t *testing.T) {
 			att(1, 1, keyA, 500, 0, acked(201, "ch_1", "B1")),
 			att(1, 2, keyA, 500, 100, acked(201, "ch_1", "B1")),
 		),
-		counts: map[string]int{LostAck: 2},
+		counts: map[Anomaly]int{LostAck: 2},
 		findings: []want{
 			{LostAck, keyA, "acct_1", 500, ids("a1-1"), ids("ch_1")},
 			{LostAck, keyA, "acct_1", 500, ids("a1-2"), ids("ch_1")},
@@ -171,7 +189,7 @@ func TestLostAck(t *testing.T) {
 			att(1, 1, keyA, 500, 0, acked(201, "ch_1", "B1")),
 			att(1, 2, keyA, 500, 100, acked(201, "ch_1", "B1")),
 		),
-		counts: map[string]int{LostAck: 2},
+		counts: map[Anomaly]int{LostAck: 2},
 		findings: []want{
 			{LostAck, keyA, "acct_1", 500, ids("a1-1"), ids("ch_1")},
 			{LostAck, keyA, "acct_1", 500, ids("a1-2", "a1-1"), ids("ch_1")},
@@ -181,14 +199,14 @@ func TestLostAck(t *testing.T) {
 		in: input(api.Stripe, ledger(chOn("acct_2", ch("ch_1", "", "a1-1", 500, 1))),
 			att(1, 1, "", 500, 0, acked(201, "ch_1", "B1")),
 		),
-		counts:   map[string]int{LostAck: 1},
+		counts:   map[Anomaly]int{LostAck: 1},
 		findings: []want{{LostAck, "", "acct_1", 500, ids("a1-1"), ids("ch_1")}},
 	}, {
 		name: "charge id held twice",
 		in: input(api.Stripe, ledger(ch("ch_1", "", "a1-1", 500, 1), ch("ch_1", "", "a1-1", 500, 2)),
 			att(1, 1, "", 500, 0, acked(201, "ch_1", "B1")),
 		),
-		counts:   map[string]int{LostAck: 1},
+		counts:   map[Anomaly]int{LostAck: 1},
 		findings: []want{{LostAck, "", "acct_1", 500, ids("a1-1"), ids("ch_1")}},
 	}, {
 		name: "clean: a replay with the reference fingerprint is compared by charge id only",
@@ -209,7 +227,7 @@ func TestReplayMismatch(t *testing.T) {
 			att(1, 3, keyA, 500, 400, acked(201, "ch_2", "B1 recomputed")),
 			att(2, 1, keyB, 500, 500, acked(201, "ch_2", "B2")),
 		),
-		counts: map[string]int{ReplayMismatch: 2},
+		counts: map[Anomaly]int{ReplayMismatch: 2},
 		findings: []want{
 			{ReplayMismatch, keyA, "acct_1", 0, ids("a1-1", "a1-2"), ids("ch_1")},
 			{ReplayMismatch, keyA, "acct_1", 0, ids("a1-3", "a1-2"), ids("ch_2", "ch_1")},
@@ -231,7 +249,7 @@ func TestMismatchExecuted(t *testing.T) {
 			att(1, 1, keyA, 500, 0, acked(201, "ch_1", "B1")),
 			att(2, 1, keyA, 700, 100, acked(201, "ch_1", "B1")),
 		),
-		counts: map[string]int{LostAck: 1, MismatchExecuted: 1},
+		counts: map[Anomaly]int{LostAck: 1, MismatchExecuted: 1},
 		findings: []want{
 			{LostAck, keyA, "acct_1", 700, ids("a2-1"), ids("ch_1")},
 			{MismatchExecuted, keyA, "acct_1", 0, ids("a2-1", "a1-1"), ids("ch_1")},
@@ -243,7 +261,7 @@ func TestMismatchExecuted(t *testing.T) {
 			att(1, 1, keyA, 500, 0, acked(201, "ch_1", "B1")),
 			att(2, 1, keyA, 700, 100, acked(201, "ch_2", "B2")),
 		),
-		counts:      map[string]int{DoubleCharge: 1, MismatchExecuted: 1},
+		counts:      map[Anomaly]int{DoubleCharge: 1, MismatchExecuted: 1},
 		overcharged: 700,
 		findings: []want{
 			{DoubleCharge, keyA, "acct_1", 700, ids("a1-1", "a2-1"), ids("ch_1", "ch_2")},
@@ -256,7 +274,7 @@ func TestMismatchExecuted(t *testing.T) {
 			att(1, 1, keyA, 500, 0, acked(201, "ch_1", "B1")),
 			att(2, 1, keyA, 700, 100, onAccount("acct_2"), timedOut()),
 		),
-		counts:   map[string]int{MismatchExecuted: 1},
+		counts:   map[Anomaly]int{MismatchExecuted: 1},
 		findings: []want{{MismatchExecuted, keyA, "acct_2", 700, ids("a2-1", "a1-1"), ids("ch_2")}},
 	}, {
 		name: "clean: mismatches answered 422 and 409",
@@ -275,7 +293,7 @@ func TestReference(t *testing.T) {
 			att(1, 1, keyA, 700, 0, served(60, 70), failed(503)),
 			att(2, 1, keyA, 500, 10, served(20, 30), rejected(402)),
 		),
-		counts:   map[string]int{StatusContract: 1},
+		counts:   map[Anomaly]int{StatusContract: 1},
 		findings: []want{{StatusContract, keyA, "acct_1", 0, ids("a1-1", "a2-1"), nil}},
 	}, {
 		name: "no charge, no server log: earliest by call",
@@ -283,7 +301,7 @@ func TestReference(t *testing.T) {
 			att(1, 1, keyA, 700, 0, unserved(), failed(503)),
 			att(2, 1, keyA, 500, 10, unserved(), rejected(402)),
 		),
-		counts:   map[string]int{StatusContract: 1},
+		counts:   map[Anomaly]int{StatusContract: 1},
 		findings: []want{{StatusContract, keyA, "acct_1", 0, ids("a2-1", "a1-1"), nil}},
 	}, {
 		name: "charge by an unknown attempt: earliest by server start",
@@ -298,7 +316,7 @@ func TestReference(t *testing.T) {
 			att(1, 1, keyA, 500, 0, acked(201, "ch_2", "B1")),
 			att(2, 1, keyA, 700, 100, onAccount("acct_2"), acked(201, "ch_1", "B2")),
 		),
-		counts:   map[string]int{MismatchExecuted: 1},
+		counts:   map[Anomaly]int{MismatchExecuted: 1},
 		findings: []want{{MismatchExecuted, keyA, "acct_1", 500, ids("a1-1", "a2-1"), ids("ch_2")}},
 	}})
 }
@@ -315,7 +333,7 @@ func TestBalance(t *testing.T) {
 			{ID: "acct_1", Opening: 10000, Balance: 9000},
 			{ID: "acct_2", Opening: 5000, Balance: 5000},
 		}}),
-		counts: map[string]int{Balance: 2},
+		counts: map[Anomaly]int{Balance: 2},
 		findings: []want{
 			{Balance, "", "acct_1", 500, nil, nil},
 			{Balance, "", "acct_3", 200, nil, nil},
@@ -354,7 +372,7 @@ func TestStatusContract(t *testing.T) {
 	one := func(key string, attempts, charges []string) []want {
 		return []want{{StatusContract, key, "acct_1", 0, attempts, charges}}
 	}
-	sc := map[string]int{StatusContract: 1}
+	sc := map[Anomaly]int{StatusContract: 1}
 	ietfKeyless := input(api.IETF, ledger(ch("ch_1", "", "a1-1", 500, 1)),
 		att(1, 1, "", 500, 0, acked(201, "ch_1", "B1")))
 	stripeKeyless := ietfKeyless
@@ -487,7 +505,7 @@ func everything() Input {
 
 func TestEverything(t *testing.T) {
 	r := Run(everything())
-	want := map[string]int{DoubleCharge: 3, LostAck: 1, ReplayMismatch: 1, MismatchExecuted: 1, Balance: 1, StatusContract: 1,
+	want := map[Anomaly]int{DoubleCharge: 3, LostAck: 1, ReplayMismatch: 1, MismatchExecuted: 1, Balance: 1, StatusContract: 1,
 		StuckKey: 1, StoreDesync: 1, CachedError: 1}
 	assertCounts(t, r, want)
 	if r.Overcharged != 2300 {
@@ -505,16 +523,16 @@ func TestEverything(t *testing.T) {
 	}
 }
 
-func assertCounts(t *testing.T, r Report, want map[string]int) {
+func assertCounts(t *testing.T, r Report, want map[Anomaly]int) {
 	t.Helper()
-	for _, name := range Names() {
+	for _, name := range Anomalies() {
 		if r.Counts[name] != want[name] {
 			t.Errorf("Counts[%q] = %d, want %d\n%s", name, r.Counts[name], want[name], dump(r.Findings))
 		}
 	}
 }
 
-func rank(name string) int { return slices.Index(Names(), name) }
+func rank(a Anomaly) int { return slices.Index(Anomalies(), a) }
 
 func TestDeterministic(t *testing.T) {
 	for _, tc := range []struct {

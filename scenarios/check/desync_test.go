@@ -27,7 +27,7 @@ func TestStoreDesync(t *testing.T) {
 		att(1, 1, keyA, 500, 0, acked(201, "ch_2", "B2")),
 		att(2, 1, keyB, 500, 100, acked(201, "ch_2", "B2")),
 	)
-	desync := map[string]int{StoreDesync: 1}
+	desync := map[Anomaly]int{StoreDesync: 1}
 	unmatched := []want{{StoreDesync, keyA, "acct_1", 500, ids("a1-1"), ids("ch_7")}}
 	runCases(t, []runCase{
 		{name: "(b) Postgres committed, Redis holds nothing", in: twoStores(committed()), counts: desync, findings: unmatched},
@@ -58,7 +58,7 @@ func TestStoreDesync(t *testing.T) {
 			name: "(a) records of two keys, one naming a lost charge twice",
 			in: twoStores(input(api.IETF, ledger()),
 				done(keyB, 201, "ch_9"), done(keyA, 201, "ch_8"), done(keyB, 201, "ch_9")),
-			counts: map[string]int{StoreDesync: 2},
+			counts: map[Anomaly]int{StoreDesync: 2},
 			findings: []want{
 				{StoreDesync, keyA, "", 0, nil, ids("ch_8")},
 				{StoreDesync, keyB, "", 0, nil, ids("ch_9")},
@@ -78,7 +78,7 @@ func TestStoreDesync(t *testing.T) {
 				att(1, 1, keyA, 500, 0, timedOut()),
 				att(1, 2, keyA, 500, 1100, acked(201, "ch_2", "B2")),
 			), done(keyA, 201, "ch_2")),
-			counts:      map[string]int{DoubleCharge: 1, StoreDesync: 1},
+			counts:      map[Anomaly]int{DoubleCharge: 1, StoreDesync: 1},
 			overcharged: 500,
 			findings: []want{{DoubleCharge, keyA, "acct_1", 500, ids("a1-1", "a1-2"), ids("ch_1", "ch_2")},
 				{StoreDesync, keyA, "acct_1", 500, ids("a1-1"), ids("ch_1", "ch_2")}},
@@ -89,7 +89,7 @@ func TestStoreDesync(t *testing.T) {
 				att(1, 1, keyA, 500, 0, timedOut()),
 				att(1, 2, keyA, 500, 1100, acked(201, "ch_2", "B2")),
 			), done(keyA, 201, "ch_1")),
-			counts:      map[string]int{DoubleCharge: 1},
+			counts:      map[Anomaly]int{DoubleCharge: 1},
 			overcharged: 500,
 			findings:    []want{{DoubleCharge, keyA, "acct_1", 500, ids("a1-1", "a1-2"), ids("ch_1", "ch_2")}},
 		},

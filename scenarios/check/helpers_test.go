@@ -119,7 +119,7 @@ func input(p api.Profile, l history.Ledger, atts ...history.Attempt) Input {
 
 // want is a finding without its detail sentence.
 type want struct {
-	anomaly  string
+	anomaly  Anomaly
 	key      string
 	account  string
 	money    int64
@@ -131,9 +131,9 @@ func ids(s ...string) []string { return s }
 
 // assertReport checks exact counts (names not in counts must be zero), the
 // overcharged sum, and every finding's evidence, in order.
-func assertReport(t *testing.T, r Report, counts map[string]int, overcharged int64, wants []want) {
+func assertReport(t *testing.T, r Report, counts map[Anomaly]int, overcharged int64, wants []want) {
 	t.Helper()
-	for _, name := range Names() {
+	for _, name := range Anomalies() {
 		got, ok := r.Counts[name]
 		if !ok {
 			t.Errorf("Counts lacks %q", name)

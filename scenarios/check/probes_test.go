@@ -39,7 +39,7 @@ func cleanProbed(p api.Profile) Input {
 }
 
 func TestStuckKey(t *testing.T) {
-	stuck := map[string]int{StuckKey: 1}
+	stuck := map[Anomaly]int{StuckKey: 1}
 	one := func(attempts ...string) []want { return []want{{StuckKey, keyA, "acct_1", 0, attempts, nil}} }
 	runCases(t, []runCase{{
 		name: "poisoned: the claim left by a 503, the probe still 409",
@@ -148,7 +148,7 @@ func TestCachedError(t *testing.T) {
 			att(1, 2, keyA, 500, 1600, append([]opt{failed(503)}, o...)...),
 		))
 	}
-	cached := map[string]int{CachedError: 1}
+	cached := map[Anomaly]int{CachedError: 1}
 	one := func(attempts, charges []string) []want {
 		return []want{{CachedError, keyA, "acct_1", 0, attempts, charges}}
 	}
@@ -178,7 +178,7 @@ func TestCachedError(t *testing.T) {
 				att(1, 2, keyA, 500, 100, failed(503), replayed()),
 				att(1, 3, keyA, 500, 1600, failed(503), replayed()),
 			)),
-			counts: map[string]int{CachedError: 2},
+			counts: map[Anomaly]int{CachedError: 2},
 			findings: []want{
 				{CachedError, keyA, "acct_1", 0, ids("a1-2", "a1-1"), nil},
 				{CachedError, keyA, "acct_1", 0, ids("a1-3", "a1-1"), nil},
@@ -195,7 +195,7 @@ func TestCachedError(t *testing.T) {
 		{
 			name:     "stripe: a keyless probe answered 503 breaks the status contract, it is no cached error",
 			in:       probing(input(api.Stripe, ledger(), att(1, 1, "", 500, 1600, failed(503), replayed()))),
-			counts:   map[string]int{StatusContract: 1},
+			counts:   map[Anomaly]int{StatusContract: 1},
 			findings: []want{{StatusContract, "", "acct_1", 0, ids("a1-1"), nil}},
 		},
 	})

@@ -18,7 +18,7 @@ type injection struct {
 // injections holds one injection per anomaly the checker knows. Every variant
 // breaks its invariant and no other, so the checker must report exactly that
 // anomaly.
-var injections = map[string]injection{
+var injections = map[Anomaly]injection{
 	DoubleCharge:     {[]string{"unrecorded attempt", "same-payload attempt"}, injectDoubleCharge},
 	LostAck:          {[]string{"amount", "account"}, injectLostAck},
 	ReplayMismatch:   {[]string{"body"}, injectReplayMismatch},

@@ -30,7 +30,7 @@ func TestPropertyCleanWorldsPass(t *testing.T) {
 			t.Fatalf("seed %d: a clean world got %v, overcharged %d:\n%s%s",
 				seed, r.Counts, r.Overcharged, dump(r.Findings), w.describe())
 		}
-		for _, name := range Names() {
+		for _, name := range Anomalies() {
 			if n, ok := r.Counts[name]; !ok || n != 0 {
 				t.Fatalf("seed %d: Counts[%q] = %d, %v", seed, name, n, ok)
 			}
@@ -42,8 +42,8 @@ func TestPropertyCleanWorldsPass(t *testing.T) {
 // reported with that anomaly, naming the key (or account) where it was
 // injected, and with no other anomaly.
 func TestPropertyOneAnomalyIsFlagged(t *testing.T) {
-	for _, name := range Names() {
-		t.Run(name, func(t *testing.T) {
+	for _, name := range Anomalies() {
+		t.Run(string(name), func(t *testing.T) {
 			inj, ok := injections[name]
 			if !ok {
 				t.Fatalf("no injection for anomaly %q", name)
@@ -74,14 +74,14 @@ func TestPropertyOneAnomalyIsFlagged(t *testing.T) {
 
 // TestPropertyInjectionsCoverEveryAnomaly: a new anomaly needs an injection.
 func TestPropertyInjectionsCoverEveryAnomaly(t *testing.T) {
-	if got := slices.Sorted(maps.Keys(injections)); !slices.Equal(got, slices.Sorted(slices.Values(Names()))) {
+	if got := slices.Sorted(maps.Keys(injections)); !slices.Equal(got, slices.Sorted(slices.Values(Anomalies()))) {
 		t.Fatalf("injections for %v, anomalies %v", got, Names())
 	}
 }
 
 // flagged reports whether r counts name and one of its findings names
 // target (an account for balance, else a key).
-func flagged(r Report, name, target string) bool {
+func flagged(r Report, name Anomaly, target string) bool {
 	if r.Counts[name] < 1 {
 		return false
 	}
@@ -97,7 +97,7 @@ func flagged(r Report, name, target string) bool {
 }
 
 // onlyThis reports whether every anomaly but name has a zero count.
-func onlyThis(r Report, name string) bool {
+func onlyThis(r Report, name Anomaly) bool {
 	for n, c := range r.Counts {
 		if n != name && c != 0 {
 			return false

@@ -8,7 +8,7 @@ import (
 )
 
 // anomaly tells one anomaly the checker found about the story.
-func (r *renderer) anomaly(name string) {
+func (r *renderer) anomaly(name check.Anomaly) {
 	s := r.s
 	var text string
 	switch name {
@@ -29,14 +29,14 @@ func (r *renderer) anomaly(name string) {
 	case check.Balance:
 		text = fmt.Sprintf("BALANCE: the balance of %s is not its opening balance minus its charges", s.ops[0].account)
 	default:
-		text = fmt.Sprintf("%s: %d findings", strings.ToUpper(name), s.count(name))
+		text = fmt.Sprintf("%s: %d findings", strings.ToUpper(string(name)), s.count(name))
 	}
 	r.say("%s", text)
-	r.draw("Note over PG: %s", strings.ToUpper(strings.ReplaceAll(name, "_", " ")))
+	r.draw("Note over PG: %s", strings.ToUpper(strings.ReplaceAll(string(name), "_", " ")))
 }
 
 // count is how many findings of an anomaly the story has.
-func (s *story) count(name string) int {
+func (s *story) count(name check.Anomaly) int {
 	n := 0
 	for _, f := range s.findings {
 		if f.Anomaly == name {
@@ -107,7 +107,7 @@ func (s *story) cached() string {
 }
 
 // each tells an anomaly once per request its findings name.
-func (s *story) each(name string, tell func(*unit) string) string {
+func (s *story) each(name check.Anomaly, tell func(*unit) string) string {
 	var parts []string
 	for _, u := range s.findingUnits(name) {
 		if t := tell(u); t != "" {
@@ -162,7 +162,7 @@ func (s *story) statusContract(u *unit) string {
 
 // findingUnits lists the units the findings of an anomaly name, in story
 // order.
-func (s *story) findingUnits(name string) []*unit {
+func (s *story) findingUnits(name check.Anomaly) []*unit {
 	named := map[*unit]bool{}
 	for _, f := range s.findings {
 		if f.Anomaly != name {

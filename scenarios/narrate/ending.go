@@ -84,7 +84,7 @@ func (s *story) opening(account string) int64 {
 }
 
 // has reports whether the story ends in an anomaly.
-func (s *story) has(name string) bool {
+func (s *story) has(name check.Anomaly) bool {
 	for _, n := range s.anomalies {
 		if n == name {
 			return true

@@ -75,10 +75,10 @@ func (r *record) charge(id, key, attempt string, seq int64) {
 	r.rec.Obs.Ledger.Accounts[0].Balance -= 1800
 }
 
-func (r *record) finding(anomaly, key string, attempts ...string) {
+func (r *record) finding(anomaly check.Anomaly, key string, attempts ...string) {
 	r.res.Findings = append(r.res.Findings, check.Finding{Anomaly: anomaly, Key: key, Account: "acct-1", Attempts: attempts})
 	if r.res.Anomalies == nil {
-		r.res.Anomalies = map[string]int{}
+		r.res.Anomalies = map[check.Anomaly]int{}
 	}
 	r.res.Anomalies[anomaly]++
 	r.res.Verdict = scenarios.Fail

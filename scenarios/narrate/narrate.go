@@ -27,6 +27,7 @@ import (
 	"strings"
 
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/check"
 )
 
 // Narrative is the told story of one key of a cell.
@@ -38,7 +39,7 @@ type Narrative struct {
 	Lines []string
 	// Anomalies are the checker's anomalies about this key, in the checker's
 	// order; empty: the story ends well.
-	Anomalies []string
+	Anomalies []check.Anomaly
 	// Mermaid is the story as a Mermaid sequenceDiagram.
 	Mermaid string
 	// Timings holds what varies from run to run: durations, attempt ids,

@@ -40,7 +40,7 @@ func TestDoubleChargeForcedRace(t *testing.T) {
 		"balance of acct-1 from this key: 10,000.00 - 18.00 - 18.00 = 9,964.00, expected 9,982.00: DOUBLE CHARGE (18.00 overcharged)\n",
 		"REPLAY MISMATCH: one key, different answers: client A got charge #2, client B got charge #1\n",
 		"STORE DESYNC: Postgres committed charge #1 first, but Redis's record of key aef7c1aa… names charge #2\n")
-	want := []string{check.DoubleCharge, check.ReplayMismatch, check.StoreDesync}
+	want := []check.Anomaly{check.DoubleCharge, check.ReplayMismatch, check.StoreDesync}
 	if !reflect.DeepEqual(n.Anomalies, want) {
 		t.Errorf("anomalies %v; want %v", n.Anomalies, want)
 	}
@@ -122,7 +122,7 @@ func TestStuckKeyIsToldAsPoisoned(t *testing.T) {
 		"11. the probe gets 409 Conflict\n",
 		"12. balance of acct-1 from this key: 10,000.00, untouched: no charge\n",
 		"13. STUCK KEY: the probe still gets 409 Conflict once the faults have healed and the claim timeout has passed: key b627f945… is poisoned\n")
-	if !reflect.DeepEqual(n.Anomalies, []string{check.StuckKey}) {
+	if !reflect.DeepEqual(n.Anomalies, []check.Anomaly{check.StuckKey}) {
 		t.Errorf("anomalies %v; want stuck_key", n.Anomalies)
 	}
 	mustHave(t, n.Mermaid, "participant cA as client A\n", "participant probe as the probe\n",

@@ -26,7 +26,7 @@ type story struct {
 	chargeAttempt map[string]string // charge id → the attempt that made it
 
 	findings  []check.Finding // the checker's findings about this story
-	anomalies []string        // their names, in the checker's order
+	anomalies []check.Anomaly // in the checker's order
 	gate      *gateStory
 }
 
@@ -113,7 +113,7 @@ func (s *story) charge(id string) string {
 
 // collectFindings keeps the findings about the story's key or attempts.
 func (s *story) collectFindings() {
-	seen := map[string]bool{}
+	seen := map[check.Anomaly]bool{}
 	for _, f := range s.res.Findings {
 		if !s.about(f) {
 			continue
@@ -121,7 +121,7 @@ func (s *story) collectFindings() {
 		s.findings = append(s.findings, f)
 		seen[f.Anomaly] = true
 	}
-	for _, name := range check.Names() {
+	for _, name := range check.Anomalies() {
 		if seen[name] {
 			s.anomalies = append(s.anomalies, name)
 		}

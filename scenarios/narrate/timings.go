@@ -71,7 +71,7 @@ func (s *story) chargeIDs() string {
 func (s *story) runTiming() string {
 	res := s.res
 	var counts []string
-	for _, name := range check.Names() {
+	for _, name := range check.Anomalies() {
 		if n := res.Anomalies[name]; n > 0 {
 			counts = append(counts, fmt.Sprintf("%s %d", name, n))
 		}

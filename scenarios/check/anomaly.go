@@ -1,0 +1,98 @@
+package check
+
+import "strings"
+
+// Anomaly names one invariant the checker finds broken; the name is what
+// reports and the JSON say ("double_charge").
+type Anomaly string
+
+// The anomalies.
+const (
+	// DoubleCharge: more than one ledger charge for one (account, key).
+	DoubleCharge Anomaly = "double_charge"
+	// LostAck: a 2xx without exactly one matching ledger charge.
+	LostAck Anomaly = "lost_ack"
+	// ReplayMismatch: 2xx answers for one key and payload disagree on charge id or body.
+	ReplayMismatch Anomaly = "replay_mismatch"
+	// MismatchExecuted: a request whose payload differs from the key's was acked or charged.
+	MismatchExecuted Anomaly = "mismatch_executed"
+	// Balance: an account balance differs from opening balance minus its charges.
+	Balance Anomaly = "balance"
+	// StatusContract: a status code the contract profile does not allow.
+	StatusContract Anomaly = "status_contract"
+	// StuckKey: a probe of a key still got the profile's in-flight status
+	// (409): the key's claim was never released, the key is poisoned.
+	StuckKey Anomaly = "stuck_key"
+	// StoreDesync: the Redis idempotency records and the Postgres ledger
+	// disagree about a key (checked only for two-store targets).
+	StoreDesync Anomaly = "store_desync"
+	// CachedError: a 5xx replayed from a key's stored response (or served to
+	// a probe) where the profile forbids it, or where the ledger shows the
+	// key's work did commit.
+	CachedError Anomaly = "cached_error"
+)
+
+// catalog is every anomaly in its stable order (a finding's rank is its
+// index), with the short code matrix cells use.
+var catalog = [...]struct {
+	anomaly Anomaly
+	short   string
+}{
+	{DoubleCharge, "dc"}, {LostAck, "la"}, {ReplayMismatch, "rm"}, {MismatchExecuted, "me"}, {Balance, "bal"},
+	{StatusContract, "sc"}, {StuckKey, "sk"}, {StoreDesync, "sd"}, {CachedError, "ce"},
+}
+
+// The ranks, in catalog order.
+const (
+	rankDoubleCharge = iota
+	rankLostAck
+	rankReplayMismatch
+	rankMismatchExecuted
+	rankBalance
+	rankStatusContract
+	rankStuckKey
+	rankStoreDesync
+	rankCachedError
+	numAnomalies
+)
+
+// Anomalies returns every anomaly the checker knows, in its stable order.
+func Anomalies() []Anomaly {
+	out := make([]Anomaly, len(catalog))
+	for i, e := range catalog {
+		out[i] = e.anomaly
+	}
+	return out
+}
+
+// Names returns the names of every anomaly, in the same order.
+func Names() []string {
+	out := make([]string, len(catalog))
+	for i, e := range catalog {
+		out[i] = string(e.anomaly)
+	}
+	return out
+}
+
+// Short is the anomaly's code in a matrix cell ("dc"); a name the checker
+// does not know is its own code.
+func (a Anomaly) Short() string {
+	for _, e := range catalog {
+		if e.anomaly == a {
+			return e.short
+		}
+	}
+	return string(a)
+}
+
+// String is the anomaly's name.
+func (a Anomaly) String() string { return string(a) }
+
+// Join writes anomalies as "a, b".
+func Join(as []Anomaly) string {
+	names := make([]string, len(as))
+	for i, a := range as {
+		names[i] = string(a)
+	}
+	return strings.Join(names, ", ")
+}
