@@ -7,18 +7,6 @@ import (
 	"github.com/idemchaos/idemchaos/sim/workload"
 )
 
-// Observation is what a run saw, for its self-checks.
-type Observation struct {
-	History history.History `json:"-"` // saved apart, as history.jsonl
-	Ledger  history.Ledger  `json:"-"` // saved apart, as ledger.json
-	// Injected counts the faults fired inside the target.
-	Injected int `json:"injected"`
-	// GateHeld counts the requests a gate held.
-	GateHeld int `json:"gate_held"`
-	// Trace lists the failpoints requests passed, in the order they got there.
-	Trace []Event `json:"trace,omitempty"`
-}
-
 // assumeOverlap: at least one pair of same-key attempts overlapped on the
 // server, or the run never raced anything.
 func assumeOverlap(o Observation) []string {

@@ -39,18 +39,29 @@ type External struct {
 	// Toxiproxy is the user's Toxiproxy API those proxies live in ("":
 	// the embedded one).
 	Toxiproxy string `json:"toxiproxy_url,omitempty"`
+	// AllowRemote lets URLs off loopback be the target (a service in a
+	// cluster, say): load and faults then leave this machine.
+	AllowRemote bool `json:"allow_remote,omitempty"`
 }
 
 // DefaultExternalName names a target that was given none.
 const DefaultExternalName = "target"
 
-// Check reports the first problem with t, or nil.
+// Check reports the first problem with t, or nil: a bad name or URL, a
+// URL off loopback that is not allowed, a missing ledger query, timeouts
+// out of bounds, a request shape that cannot be rendered.
 func (t External) Check() error {
+	if err := checkName(t.Name); err != nil {
+		return err
+	}
 	if len(t.URLs) == 0 {
 		return fmt.Errorf("no target URL")
 	}
 	for _, u := range t.URLs {
 		if _, err := targetHost(u); err != nil {
+			return err
+		}
+		if err := checkLoopback(u, t.AllowRemote); err != nil {
 			return err
 		}
 	}
@@ -84,10 +95,15 @@ func targetHost(raw string) (string, error) {
 	return u.Host, nil
 }
 
-// basePath is the path prefix of a target URL, without a trailing slash.
-func basePath(raw string) string {
-	u, _ := url.Parse(raw)
-	return strings.TrimSuffix(u.Path, "/")
+// Endpoint is where replica i of the service listens (host:port) and the
+// path prefix of its URL, without a trailing slash.
+func (t External) Endpoint(i int) (host, prefix string, err error) {
+	host, err = targetHost(t.URLs[i])
+	if err != nil {
+		return "", "", err
+	}
+	u, _ := url.Parse(t.URLs[i])
+	return host, strings.TrimSuffix(u.Path, "/"), nil
 }
 
 // Skip says why scenario sc cannot run against t ("" when it can): some

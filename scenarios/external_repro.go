@@ -41,6 +41,9 @@ func (t External) Repro(c Cell) string {
 	flag("toxiproxy-url", t.Toxiproxy)
 	flag("postgres-proxy", t.PostgresProxy)
 	flag("redis-proxy", t.RedisProxy)
+	if t.AllowRemote {
+		b.WriteString(" --allow-remote")
+	}
 	return b.String()
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -10,21 +11,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/runner"
 	"github.com/idemchaos/idemchaos/sim/load"
 	"github.com/idemchaos/idemchaos/targets/api"
-	"github.com/idemchaos/idemchaos/targets/strategy"
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
 
-// The bench target: one replica per strategy, talking to Redis and Postgres
-// directly on loopback (no Toxiproxy: nothing is injected, only measured),
-// with explicit pool sizes.
-const (
-	benchPgConns    = 16
-	benchRedisConns = 32
-	benchClaimTTL   = 5 * time.Second
-	benchKeyTTL     = 24 * time.Hour
-	maxAccounts     = 1000
-)
+// maxAccounts bounds --accounts.
+const maxAccounts = 1000
 
 // benchOptions are the checked flags of bench.
 type benchOptions struct {
@@ -44,20 +40,28 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	s, err := open(ctx, o.common, 1, stderr)
+	s, err := open(ctx, o.common, 0, stderr)
 	if err != nil {
 		return err
 	}
-	defer s.close()
-	b, err := newBencher(ctx, o, s.dsns[0], s.services.RedisURL)
+	defer s.Close()
+	dsn, err := s.NewDatabase(ctx)
 	if err != nil {
 		return envError(err)
 	}
-	defer b.close()
-	if o.serve != "" {
-		return b.serveFor(ctx, stdout)
+	b, err := runner.NewBencher(ctx, runner.BenchConfig{Strategies: o.strategies, Load: o.load, Timeout: o.timeout,
+		KeepAlive: o.keepAlive, Profile: o.profile}, dsn, s.Services.RedisURL)
+	if err != nil {
+		return envError(err)
 	}
-	doc, err := b.runAll(ctx, stderr)
+	defer b.Close()
+	if o.serve != "" {
+		if err := b.Serve(ctx, o.serve, stdout); err != nil {
+			return envError(err)
+		}
+		return nil
+	}
+	doc, err := b.RunAll(ctx, func(r reports.BenchResult) { fmt.Fprintln(stderr, progressLine(r)) })
 	if err != nil {
 		return envError(err)
 	}
@@ -91,7 +95,7 @@ func parseBench(args []string) (benchOptions, error) {
 	if o.profile, err = o.common.check(); err != nil {
 		return o, err
 	}
-	if o.strategies, err = splitList("strategies", *sts, strategy.Names()); err != nil {
+	if o.strategies, err = splitList("strategies", *sts, design.Names()); err != nil {
 		return o, err
 	}
 	o.timeout, o.keepAlive, o.serve = *timeout, *keep, *serve
@@ -195,14 +199,8 @@ func checkLoopback(addr string) error {
 	if err != nil {
 		return usageErrorf("--serve %q: want host:port on loopback, e.g. 127.0.0.1:8080", addr)
 	}
-	if !loopbackHost(host) {
+	if !scenarios.Loopback(host) {
 		return usageErrorf("--serve %q: loopback only (127.0.0.1, ::1 or localhost)", addr)
 	}
 	return nil
-}
-
-// loopbackHost reports whether host is localhost or a loopback IP.
-func loopbackHost(host string) bool {
-	ip := net.ParseIP(host)
-	return host == "localhost" || ip != nil && ip.IsLoopback()
 }

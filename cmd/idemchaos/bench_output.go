@@ -3,119 +3,18 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/idemchaos/idemchaos/reports"
 	"github.com/idemchaos/idemchaos/scenarios/check"
-	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/sim/load"
-	"github.com/idemchaos/idemchaos/targets/strategy"
 )
 
-// benchDoc is the bench's JSON document, reports.Bench, with results that
-// carry this command's helpers.
-type benchDoc struct {
-	reports.BenchHeader
-	Results []benchResult `json:"results"`
-}
-
-// benchResult is one strategy's figures.
-type benchResult struct{ reports.BenchResult }
-
-// report is the document as the reports package renders it.
-func (d benchDoc) report() reports.Bench {
-	out := reports.Bench{BenchHeader: d.BenchHeader, Results: make([]reports.BenchResult, len(d.Results))}
-	for i, r := range d.Results {
-		out.Results[i] = r.BenchResult
-	}
-	return out
-}
-
-// thisMachine describes where the bench runs.
-func thisMachine() reports.Machine {
-	return reports.Machine{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(),
-		GOMAXPROCS: runtime.GOMAXPROCS(0), GoVersion: runtime.Version()}
-}
-
-func (b *bencher) header(started time.Time) benchDoc {
-	c := b.o.load
-	d := benchDoc{BenchHeader: reports.BenchHeader{Kind: reports.BenchKind, SchemaVersion: reports.BenchSchemaVersion,
-		Tool: "idemchaos", Command: "bench", Model: c.Model(), Rate: c.Rate, Concurrency: c.Workers,
-		DurationMS: c.Duration.Milliseconds(), DupRatio: c.DupRatio, CountLimit: c.Count, TimeoutMS: b.o.timeout.Milliseconds(),
-		KeepAlive: b.o.keepAlive, Accounts: c.Accounts, Seed: c.Seed, Profile: b.o.profile.Name, Started: started.UTC(),
-		LatencyFrom: "intended send time", Machine: thisMachine()}, Results: []benchResult{}}
-	if d.CountLimit == 0 {
-		d.CountLimit = load.MaxCount
-	}
-	if c.Model() == load.Open {
-		d.Inflight = c.Inflight
-	} else {
-		d.LatencyFrom = "actual send time"
-	}
-	return d
-}
-
-// summarize turns a run into one strategy's figures. Latencies count from
-// each request's intended send time (Sample.Timed).
-func summarize(name string, c load.Config, rep load.Report, v check.Report, hidden int) benchResult {
-	r := benchResult{reports.BenchResult{Strategy: name, ReplayFrom: replayFrom(name), Scheduled: rep.Scheduled,
-		Sent: len(rep.Samples), Missed: rep.Missed, Answered: rep.Answered(), AchievedRPS: round(rep.Throughput(), 1),
-		ElapsedMS: rep.Elapsed().Milliseconds(), Statuses: map[string]int{}, Errors: load.Errors(rep.Samples),
-		Anomalies: anomalyCounts(v.Counts), Overcharged: v.Overcharged, Hidden: hidden}}
-	r.OfferedRPS = c.Rate
-	if c.Model() == load.Closed && c.Duration > 0 {
-		r.OfferedRPS = round(float64(r.Sent)/c.Duration.Seconds(), 1)
-	}
-	timed := make([]history.Attempt, len(rep.Samples))
-	var queued time.Duration
-	for i, s := range rep.Samples {
-		timed[i], queued = s.Timed(), max(queued, s.Queued())
-		if s.Request.Dup {
-			r.Duplicates++
-		}
-		if s.Attempt.Status != 0 {
-			r.Statuses[strconv.Itoa(s.Attempt.Status)]++
-		}
-	}
-	r.MaxQueuedMS = round(float64(queued)/float64(time.Millisecond), 3)
-	lat := reports.NewLatencies()
-	lat.Add(name, timed)
-	r.Latency = lat.Summary()
-	return r
-}
-
-// replayFrom names the store a strategy replays a completed key from.
-func replayFrom(name string) string {
-	info, _ := strategy.Lookup(name)
-	switch {
-	case name == "none":
-		return "-"
-	case name == "memory":
-		return "memory"
-	case name == "redis-pg-guard":
-		return "redis, else postgres"
-	case info.Redis:
-		return "redis"
-	}
-	return "postgres"
-}
-
-func round(v float64, digits int) float64 {
-	p := math.Pow(10, float64(digits))
-	return math.Round(v*p) / p
-}
-
-// latency returns the figures of one kind (zero Count if none).
-func (r benchResult) latency(kind string) reports.Latency { return r.LatencyOf(kind) }
-
-func progressLine(r benchResult) string {
-	all := r.latency(reports.KindAll)
+func progressLine(r reports.BenchResult) string {
+	all := r.LatencyOf(reports.KindAll)
 	return fmt.Sprintf("bench %s: %d sent (%d duplicates, %d missed), %.1f/s, p50 %sms p99 %sms, errors %s, anomalies %s",
 		r.Strategy, r.Sent, r.Duplicates, r.Missed, r.AchievedRPS, ms(all.P50), ms(all.P99), counts(r.Errors, load.ErrorClasses(), nil),
 		counts(r.Anomalies, check.Names(), shortAnomaly))
@@ -141,8 +40,7 @@ type benchWriter struct {
 
 // writeBench writes every file asked for, and the tables unless a file went
 // to stdout; a file that cannot be written does not stop the others.
-func writeBench(f benchFiles, doc benchDoc, stdout io.Writer) error {
-	rep := doc.report()
+func writeBench(f benchFiles, rep reports.Bench, stdout io.Writer) error {
 	var first error
 	for _, w := range f.writers() {
 		if w.path == "" {
@@ -214,13 +112,4 @@ func counts(m map[string]int, order []string, label func(string) string) string 
 		return "-"
 	}
 	return strings.Join(parts, " ")
-}
-
-// anomalyCounts keys the checker's counts by name, as the bench document does.
-func anomalyCounts(m map[check.Anomaly]int) map[string]int {
-	out := make(map[string]int, len(m))
-	for a, n := range m {
-		out[string(a)] = n
-	}
-	return out
 }

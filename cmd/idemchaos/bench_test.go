@@ -2,23 +2,17 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
-	"math"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
-	"testing/synctest"
-	"time"
 
 	"github.com/idemchaos/idemchaos/reports"
 	"github.com/idemchaos/idemchaos/scenarios/check"
-	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/sim/load"
 	"github.com/idemchaos/idemchaos/targets/api"
 )
@@ -41,7 +35,7 @@ func TestBenchWritesTheFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var doc benchDoc
+	var doc reports.Bench
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +57,7 @@ func TestBenchWritesTheFigures(t *testing.T) {
 
 // checkBenchResult: a correct strategy at a low rate sends what was due,
 // answers it, and the checker finds nothing.
-func checkBenchResult(t *testing.T, r benchResult) {
+func checkBenchResult(t *testing.T, r reports.BenchResult) {
 	t.Helper()
 	if r.Scheduled != 200 || r.Sent != 200 || r.Missed != 0 || r.Answered != 200 || r.Duplicates == 0 {
 		t.Errorf("%s: %d scheduled, %d sent, %d missed, %d answered, %d duplicates", r.Strategy, r.Scheduled, r.Sent,
@@ -80,11 +74,11 @@ func checkBenchResult(t *testing.T, r benchResult) {
 	if len(r.Anomalies) != len(check.Names()) {
 		t.Errorf("%s: anomalies %v, want every name", r.Strategy, r.Anomalies)
 	}
-	all := r.latency(reports.KindAll)
+	all := r.LatencyOf(reports.KindAll)
 	if all.Count != 200 || all.P50 <= 0 || all.P50 > all.P99 || all.P99 > all.Max {
 		t.Errorf("%s: latency %+v", r.Strategy, all)
 	}
-	if r.latency(reports.KindFirst).Count+r.latency(reports.KindReplay).Count+r.latency(reports.KindConflict).Count != 200 {
+	if r.LatencyOf(reports.KindFirst).Count+r.LatencyOf(reports.KindReplay).Count+r.LatencyOf(reports.KindConflict).Count != 200 {
 		t.Errorf("%s: kinds do not add up: %+v", r.Strategy, r.Latency)
 	}
 }
@@ -94,7 +88,7 @@ func TestBenchJSONToStdout(t *testing.T) {
 	if o.code != exitPass {
 		t.Fatalf("exit %d: %s", o.code, o.stderr)
 	}
-	var doc benchDoc
+	var doc reports.Bench
 	if err := json.Unmarshal([]byte(o.stdout), &doc); err != nil {
 		t.Fatalf("stdout is not the JSON document: %v\n%s", err, o.stdout)
 	}
@@ -131,97 +125,6 @@ func TestBenchBadFlags(t *testing.T) {
 		}
 	}
 }
-
-// The percentile maths: latencies 1..1000 ms, counted from the intended
-// send time, come out of the HDR histograms within its 3 significant figures.
-func TestBenchPercentiles(t *testing.T) {
-	var rep load.Report
-	for i := 1; i <= 1000; i++ {
-		due := time.Duration(i) * 10 * time.Millisecond
-		s := load.Sample{Request: load.Request{Index: i - 1, Dup: i%10 == 0}, Intended: due,
-			Sent: due + time.Duration(i-1)*time.Millisecond, Done: due + time.Duration(i)*time.Millisecond}
-		s.Attempt = history.Attempt{Call: s.Sent, Return: s.Done, Status: 201, Outcome: history.Acked}
-		switch {
-		case i%10 == 0:
-			s.Attempt.Status, s.Attempt.Replayed = 200, true
-		case i%25 == 0:
-			s.Attempt.Status, s.Attempt.Outcome = 409, history.Rejected
-		}
-		rep.Samples = append(rep.Samples, s)
-	}
-	r := summarize("pg-tx", load.Config{Rate: 100, Duration: 10 * time.Second}, rep, check.Report{}, 0)
-	all := r.latency(reports.KindAll)
-	for _, c := range []struct {
-		name      string
-		got, want float64
-	}{{"p50", all.P50, 500}, {"p90", all.P90, 900}, {"p99", all.P99, 990}, {"p99.9", all.P999, 1000}, {"max", all.Max, 1000}} {
-		if !nearMS(c.got, c.want) {
-			t.Errorf("%s = %.3f ms, want %.0f ms", c.name, c.got, c.want)
-		}
-	}
-	if all.Count != 1000 || r.latency(reports.KindReplay).Count != 100 || r.latency(reports.KindConflict).Count != 20 ||
-		r.latency(reports.KindFirst).Count != 880 || r.Duplicates != 100 {
-		t.Fatalf("counts: %+v, %d duplicates", r.Latency, r.Duplicates)
-	}
-	if r.MaxQueuedMS != 999 || r.Statuses["201"] != 880 || r.Statuses["409"] != 20 {
-		t.Fatalf("max queued %.3f ms, statuses %v", r.MaxQueuedMS, r.Statuses)
-	}
-	if r.AchievedRPS != round(1000/11.0, 1) {
-		t.Fatalf("achieved %.1f/s: 1000 answers by 11s", r.AchievedRPS)
-	}
-}
-
-// A stall, on fake time, all the way to the percentiles: a target that holds
-// one request for 1s while the load keeps arriving at 100/s shows the queue
-// in p90..max, as the exact latencies of the fake run say.
-func TestBenchPercentilesShowAStall(t *testing.T) {
-	var rep load.Report
-	synctest.Test(t, func(t *testing.T) {
-		clock := load.NewReal()
-		slot := make(chan struct{}, 1) // the target handles one request at a time
-		send := func(ctx context.Context, r load.Request) history.Attempt {
-			slot <- struct{}{}
-			defer func() { <-slot }()
-			d := time.Millisecond
-			if r.Index == 100 {
-				d = time.Second
-			}
-			timer := time.NewTimer(d)
-			<-timer.C
-			return history.Attempt{Status: 201, Outcome: history.Acked}
-		}
-		var err error
-		rep, err = load.Run(t.Context(), load.Config{Rate: 100, Duration: 10 * time.Second}, clock, send)
-		if err != nil {
-			t.Fatal(err)
-		}
-	})
-	lat := make([]float64, len(rep.Samples))
-	for i, s := range rep.Samples {
-		lat[i] = float64(s.Latency()) / float64(time.Millisecond)
-	}
-	sort.Float64s(lat)
-	r := summarize("pg-tx", load.Config{Rate: 100, Duration: 10 * time.Second}, rep, check.Report{}, 0)
-	all := r.latency(reports.KindAll)
-	for _, c := range []struct {
-		q   float64
-		got float64
-	}{{50, all.P50}, {90, all.P90}, {99, all.P99}, {99.9, all.P999}, {100, all.Max}} {
-		want := lat[rank(c.q, len(lat))-1]
-		if !nearMS(c.got, want) {
-			t.Errorf("p%g = %.3f ms, want %.3f ms (exact)", c.q, c.got, want)
-		}
-	}
-	if all.P50 > 2 || all.P99 < 500 || all.Max < 999 {
-		t.Fatalf("the stall does not show: p50 %.2f, p99 %.2f, max %.2f ms", all.P50, all.P99, all.Max)
-	}
-}
-
-// rank is the 1-based rank of percentile q among n sorted values, rounded to
-// the nearest as the HDR histogram does.
-func rank(q float64, n int) int { return min(max(int(q/100*float64(n)+0.5), 1), n) }
-
-func nearMS(got, want float64) bool { return math.Abs(got-want) <= want*0.002+0.002 }
 
 func TestBenchCounts(t *testing.T) {
 	got := counts(map[string]int{"double_charge": 3, "zz": 1, "lost_ack": 0, "balance": 2}, check.Names(), shortAnomaly)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idemchaos/idemchaos/targets/strategy"
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
 
 func TestUsageErrorsExit2WithOneLine(t *testing.T) {
@@ -42,7 +42,7 @@ func TestListNamesEverything(t *testing.T) {
 	if o.code != 0 {
 		t.Fatalf("exit %d: %s", o.code, o.stderr)
 	}
-	for _, want := range append(strategy.Names(), "concurrent-duplicates", "dropped-response", "payload-mismatch", "missing-key", "ietf", "stripe") {
+	for _, want := range append(design.Names(), "concurrent-duplicates", "dropped-response", "payload-mismatch", "missing-key", "ietf", "stripe") {
 		if !strings.Contains(o.stdout, want) {
 			t.Errorf("list does not mention %s", want)
 		}

@@ -12,7 +12,8 @@ import (
 	"github.com/idemchaos/idemchaos/reports"
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/narrate"
-	"github.com/idemchaos/idemchaos/targets/strategy"
+	"github.com/idemchaos/idemchaos/scenarios/runner"
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
 
 // maxDemoRuns bounds the runs of a demo whose gate gave up before the other
@@ -46,9 +47,9 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	defer s.close()
+	defer s.Close()
 	started := time.Now()
-	d, err := tellDemo(ctx, s.runners[0], cell, c.out)
+	d, err := tellDemo(ctx, s.Builtins[0], cell, c.out)
 	if err != nil {
 		return envError(err)
 	}
@@ -85,7 +86,7 @@ func demoCell(scenario, st string, seed uint64, c common) (scenarios.Cell, error
 	if st == "" {
 		st = scenarios.DemoStrategy(scenario)
 	}
-	if err := requireName("strategy", st, strategy.Names()); err != nil {
+	if err := requireName("strategy", st, design.Names()); err != nil {
 		return scenarios.Cell{}, err
 	}
 	profile, err := c.check()
@@ -107,7 +108,7 @@ type demo struct {
 // tellDemo runs the cell (saved in out, if given) and tells it; a run whose
 // gate gave up before the other request committed did not force its
 // interleaving and is run again, at most maxDemoRuns times in all.
-func tellDemo(ctx context.Context, r *scenarios.Runner, cell scenarios.Cell, out string) (demo, error) {
+func tellDemo(ctx context.Context, r runner.Executor, cell scenarios.Cell, out string) (demo, error) {
 	var d demo
 	sc, err := scenarios.Lookup(cell.Scenario)
 	if err != nil {
@@ -115,7 +116,7 @@ func tellDemo(ctx context.Context, r *scenarios.Runner, cell scenarios.Cell, out
 	}
 	d.doc = sc.Doc
 	for d.runs < maxDemoRuns && (d.runs == 0 || d.story.Unforced) {
-		res, rec, err := runCell(ctx, r, cell, out)
+		res, rec, err := runner.Run(ctx, r, cell, out)
 		if err != nil {
 			return d, err
 		}

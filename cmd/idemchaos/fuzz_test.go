@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/idemchaos/idemchaos/scenarios"
-	"github.com/idemchaos/idemchaos/targets/strategy"
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
 
 // flagCases are the flag values FuzzFlagValues parses, by number: each
@@ -88,7 +88,7 @@ func targetFlag(name string) func(string, int64) error {
 // fuzzSplitList parses a --strategies list: what it accepts are known
 // names without repeats, and parses again to itself.
 func fuzzSplitList(v string) error {
-	known := strategy.Names()
+	known := design.Names()
 	got, err := splitList("strategies", v, known)
 	if err != nil {
 		return err

@@ -9,7 +9,7 @@ import (
 
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/targets/api"
-	"github.com/idemchaos/idemchaos/targets/strategy"
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
 
 func cmdList(args []string, stdout io.Writer) error {
@@ -19,7 +19,7 @@ func cmdList(args []string, stdout io.Writer) error {
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STRATEGIES\tmechanism\tflaw (caught by)")
-	for _, s := range strategy.Catalog() {
+	for _, s := range design.Catalog() {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", s.Name, s.Mechanism, flaw(s))
 	}
 	fmt.Fprintln(tw, "SCENARIOS\twhat it does\treveals")
@@ -38,7 +38,7 @@ func cmdList(args []string, stdout io.Writer) error {
 	return err
 }
 
-func flaw(s strategy.Info) string {
+func flaw(s design.Info) string {
 	if s.Flaw == "" {
 		return "none: must pass every scenario"
 	}

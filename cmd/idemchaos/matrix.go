@@ -11,7 +11,8 @@ import (
 
 	"github.com/idemchaos/idemchaos/reports"
 	"github.com/idemchaos/idemchaos/scenarios"
-	"github.com/idemchaos/idemchaos/targets/strategy"
+	"github.com/idemchaos/idemchaos/scenarios/runner"
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
 
 func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -45,7 +46,7 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if t.set() {
 		return matrixTarget(ctx, c, t, *sts, crossCells(scens, seeds, profile), *quiet, stdout, stderr)
 	}
-	strategies, err := splitList("strategies", *sts, strategy.Names())
+	strategies, err := splitList("strategies", *sts, design.Names())
 	if err != nil {
 		return err
 	}
@@ -66,75 +67,22 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	defer s.close()
+	defer s.Close()
 	started := time.Now()
 	prog := newProgress(stderr, len(cells), *quiet)
-	lat := reports.NewLatencies()
-	results, err := runCells(ctx, nil, s.runners, cells, c.out, prog, lat)
+	results, err := runner.RunAll(ctx, s.Executors(), cells, runner.Batch{Out: c.out, Watch: prog})
 	prog.done()
 	if err != nil {
 		return envError(err)
 	}
 	fmt.Fprintf(stderr, "matrix took %s\n", time.Since(started).Round(time.Millisecond))
-	if err := output(c, stdout, results, lat, "matrix", started, func(w io.Writer) error {
+	if err := output(c, stdout, results, prog.lat, "matrix", started, func(w io.Writer) error {
 		return reports.WriteTable(w, results)
 	}); err != nil {
 		return err
 	}
 	announceOut(stderr, c.out)
 	return verdictExit(matrixExit(results))
-}
-
-// runCells runs cells on the runners, one cell per runner at a time, and
-// returns the results in cell order. The first error stops the rest. Once
-// stop fires (nil: never), no more cells start; those started finish and the
-// rest keep zero results.
-func runCells(ctx context.Context, stop <-chan time.Time, runners []*scenarios.Runner, cells []scenarios.Cell, out string,
-	prog *progress, lat *reports.Latencies) ([]scenarios.Result, error) {
-	var latMu sync.Mutex
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	results := make([]scenarios.Result, len(cells))
-	next := make(chan int)
-	errs := make(chan error, len(runners))
-	var wg sync.WaitGroup
-	for _, r := range runners {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				res, rec, err := runCell(ctx, r, cells[i], out)
-				if err != nil {
-					errs <- err
-					cancel()
-					return
-				}
-				latMu.Lock()
-				lat.Add(res.Strategy, rec.Obs.History.Attempts)
-				latMu.Unlock()
-				results[i] = res
-				prog.finish(res)
-			}
-		}()
-	}
-feed:
-	for i, cell := range cells {
-		prog.start(cell)
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
-		case <-stop:
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
-		return nil, err
-	}
-	return results, ctx.Err()
 }
 
 // matrixExit: 1 if a cell is not what the catalog declares (other than
@@ -152,8 +100,8 @@ func matrixExit(rs []scenarios.Result) int {
 	return code
 }
 
-// progress shows which cell runs; a single rewritten line on a terminal,
-// one line per cell otherwise.
+// progress shows which cell runs, a single rewritten line on a terminal,
+// one line per cell otherwise, and gathers the latencies of finished cells.
 type progress struct {
 	mu    sync.Mutex
 	w     io.Writer
@@ -161,6 +109,7 @@ type progress struct {
 	n     int
 	tty   bool
 	quiet bool
+	lat   *reports.Latencies
 	// onFinish, if set, sees every finished cell, under the lock.
 	onFinish func(scenarios.Result)
 }
@@ -173,10 +122,11 @@ func newProgress(w io.Writer, total int, quiet bool) *progress {
 			tty = fi.Mode()&os.ModeCharDevice != 0
 		}
 	}
-	return &progress{w: w, total: total, tty: tty, quiet: quiet}
+	return &progress{w: w, total: total, tty: tty, quiet: quiet, lat: reports.NewLatencies()}
 }
 
-func (p *progress) start(c scenarios.Cell) {
+// Start shows the cell that starts.
+func (p *progress) Start(c scenarios.Cell) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.quiet || !p.tty {
@@ -185,10 +135,12 @@ func (p *progress) start(c scenarios.Cell) {
 	fmt.Fprintf(p.w, "\r\033[K[%d/%d done] running %s / %s seed %d ...", p.n, p.total, c.Strategy, c.Scenario, c.Seed)
 }
 
-func (p *progress) finish(r scenarios.Result) {
+// Finish counts a finished cell and its latencies.
+func (p *progress) Finish(r scenarios.Result, rec scenarios.Record) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.n++
+	p.lat.Add(r.Strategy, rec.Obs.History.Attempts)
 	if p.onFinish != nil {
 		p.onFinish(r)
 	}

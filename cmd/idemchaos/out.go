@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,9 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/idemchaos/idemchaos/reports"
-	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/rundir"
-	"github.com/idemchaos/idemchaos/sim/workload"
 )
 
 // prepareOut checks that dir can take a new run: absent, or an empty directory.
@@ -34,36 +31,6 @@ func prepareOut(dir string) error {
 		return usageErrorf("--out: %v", err)
 	}
 	return nil
-}
-
-// executor runs prepared cells: a built-in strategy's runner or a user's
-// service's.
-type executor interface {
-	Execute(ctx context.Context, c scenarios.Cell, plan workload.Plan) (scenarios.Record, error)
-}
-
-// runCell runs one cell; with an out directory, the plan is saved before the
-// cell runs and everything it observed after.
-func runCell(ctx context.Context, r executor, c scenarios.Cell, out string) (scenarios.Result, scenarios.Record, error) {
-	c, plan, err := scenarios.Prepare(c)
-	if err != nil {
-		return scenarios.Result{}, scenarios.Record{}, err
-	}
-	dir := rundir.CellDir(out, c)
-	if out != "" {
-		if err := rundir.WritePlan(dir, c, plan); err != nil {
-			return scenarios.Result{}, scenarios.Record{}, err
-		}
-	}
-	rec, err := r.Execute(ctx, c, plan)
-	if err != nil {
-		return scenarios.Result{}, rec, err
-	}
-	res := scenarios.Judge(rec)
-	if out != "" {
-		err = rundir.WriteRecord(dir, rec, res)
-	}
-	return res, rec, err
 }
 
 // saveDocument writes the run's document at the root of out.

@@ -8,7 +8,8 @@ import (
 
 	"github.com/idemchaos/idemchaos/reports"
 	"github.com/idemchaos/idemchaos/scenarios"
-	"github.com/idemchaos/idemchaos/targets/strategy"
+	"github.com/idemchaos/idemchaos/scenarios/runner"
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -39,7 +40,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		return runTarget(ctx, c, t, []scenarios.Cell{cell}, "run", stdout, stderr, true)
 	}
-	if err := requireName("strategy", *st, strategy.Names()); err != nil {
+	if err := requireName("strategy", *st, design.Names()); err != nil {
 		return err
 	}
 	if err := prepareOut(c.out); err != nil {
@@ -49,10 +50,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	defer s.close()
+	defer s.Close()
 	started := time.Now()
 	cell.Strategy, cell.Replicas = *st, c.replicas
-	res, rec, err := runCell(ctx, s.runners[0], cell, c.out)
+	res, rec, err := runner.Run(ctx, s.Builtins[0], cell, c.out)
 	if err != nil {
 		return envError(err)
 	}

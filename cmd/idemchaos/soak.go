@@ -10,7 +10,7 @@ import (
 
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/targets/api"
-	"github.com/idemchaos/idemchaos/targets/strategy"
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
 
 // soakScenarios is a soak's default scenario set: the seeded retry storm and
@@ -54,9 +54,9 @@ func cmdSoak(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	defer s.close()
+	defer s.Close()
 	k := newSoakRun(cfg, stderr)
-	runErr := k.loop(ctx, s.runners)
+	runErr := k.Run(ctx, s.Executors(), k)
 	if err := k.output(stdout, runErr); err != nil {
 		return err
 	}
@@ -64,7 +64,7 @@ func cmdSoak(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if runErr != nil {
 		return envError(runErr) // exit 130 when interrupted, see report
 	}
-	return verdictExit(matrixExit(k.tally.results))
+	return verdictExit(matrixExit(k.Tally.Results))
 }
 
 // parseSoak reads the soak flags; now seeds the root seed when --seed is absent.
@@ -86,7 +86,7 @@ func parseSoak(args []string, now time.Time) (soakConfig, error) {
 	if cfg.profile, err = cfg.c.check(); err != nil {
 		return cfg, err
 	}
-	if cfg.strategies, err = splitList("strategies", *sts, strategy.Names()); err != nil {
+	if cfg.strategies, err = splitList("strategies", *sts, design.Names()); err != nil {
 		return cfg, err
 	}
 	if strings.TrimSpace(*scs) == "" {

@@ -18,16 +18,16 @@ const soakListed = 5
 // output saves the document (--out, --json) and prints the summary, also
 // after an interruption.
 func (k *soakRun) output(stdout io.Writer, runErr error) error {
-	results := k.tally.sorted()
-	return output(k.cfg.c, stdout, results, k.lat, "soak", k.started, func(w io.Writer) error {
+	results := k.Tally.Sorted()
+	return output(k.cfg.c, stdout, results, k.lat, "soak", k.Started, func(w io.Writer) error {
 		return k.writeSummary(w, results, runErr)
 	})
 }
 
 func (k *soakRun) writeSummary(w io.Writer, results []scenarios.Result, runErr error) error {
-	n := k.tally.total
-	fmt.Fprintf(w, "soak: root seed %d; %s (%s), %d cells in %s; profile %s\n\n", k.cfg.root, roundsText(k.rounds),
-		k.stopped, n.cells, roundDur(time.Since(k.started)), k.cfg.profile.Name)
+	n := k.Tally.Total
+	fmt.Fprintf(w, "soak: root seed %d; %s (%s), %d cells in %s; profile %s\n\n", k.cfg.root, roundsText(k.Rounds),
+		k.Stopped, n.Cells, roundDur(time.Since(k.Started)), k.cfg.profile.Name)
 	if err := k.writeTable(w); err != nil {
 		return err
 	}
@@ -40,10 +40,10 @@ func (k *soakRun) writeSummary(w io.Writer, results []scenarios.Result, runErr e
 func (k *soakRun) writeTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "strategy\trounds\tcells\tpass\tfail\tinconclusive\tcaught\tunexpected\tmissed\tanomalies (cells showing each)")
-	for _, name := range k.tally.strategies {
-		st := k.tally.per[name]
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", name, st.rounds, st.cells, st.pass, st.fail,
-			st.inconclusive, st.caught, st.unexpected, st.missed, anomalyCells(st.anomalies))
+	for _, name := range k.Tally.Strategies {
+		st := k.Tally.Per[name]
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", name, st.Rounds, st.Cells, st.Pass, st.Fail,
+			st.Inconclusive, st.Caught, st.Unexpected, st.Missed, anomalyCells(st.Anomalies))
 	}
 	return tw.Flush()
 }
@@ -114,16 +114,16 @@ func declaredText(r scenarios.Result) string {
 
 // verdictLine sums the soak up and names its exit code.
 func (k *soakRun) verdictLine(runErr error) string {
-	n := k.tally.total
+	n := k.Tally.Total
 	switch {
 	case runErr != nil:
-		return fmt.Sprintf("verdict: stopped early (%s) after %d cells: the summary is partial", k.stopped, n.cells)
-	case n.cells == 0:
+		return fmt.Sprintf("verdict: stopped early (%s) after %d cells: the summary is partial", k.Stopped, n.Cells)
+	case n.Cells == 0:
 		return "verdict: no cell ran"
-	case n.unexpected+n.missed > 0:
-		return fmt.Sprintf("verdict: %d unexpected and %d missed cells (not as the catalog declares): exit 1", n.unexpected, n.missed)
-	case n.inconclusive > 0:
-		return fmt.Sprintf("verdict: no unexpected anomaly, but %d inconclusive cells: exit 4", n.inconclusive)
+	case n.Unexpected+n.Missed > 0:
+		return fmt.Sprintf("verdict: %d unexpected and %d missed cells (not as the catalog declares): exit 1", n.Unexpected, n.Missed)
+	case n.Inconclusive > 0:
+		return fmt.Sprintf("verdict: no unexpected anomaly, but %d inconclusive cells: exit 4", n.Inconclusive)
 	}
-	return fmt.Sprintf("verdict: no unexpected anomaly; %d declared flaws caught: exit 0", n.caught)
+	return fmt.Sprintf("verdict: no unexpected anomaly; %d declared flaws caught: exit 0", n.Caught)
 }

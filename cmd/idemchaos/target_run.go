@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/idemchaos/idemchaos/reports"
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/runner"
 )
 
 // runTarget runs the given scenarios against a user's service, one after
@@ -36,28 +38,20 @@ func runTarget(ctx context.Context, c common, t targetFlags, cells []scenarios.C
 	if err := prepareOut(c.out); err != nil {
 		return err
 	}
-	s, err := openTarget(ctx, t, e, stderr)
+	svc, err := openService(ctx, t, e, stderr)
 	if err != nil {
 		return err
 	}
-	defer s.close()
+	defer svc.Close()
 	started := time.Now()
 	prog := newProgress(stderr, len(runnable), quiet)
-	lat := reports.NewLatencies()
-	var results []scenarios.Result
-	for _, cell := range runnable {
-		prog.start(cell)
-		res, rec, err := runCell(ctx, s.runner, cell, c.out)
-		if err != nil {
-			prog.done()
-			return envError(err)
-		}
-		lat.Add(res.Strategy, rec.Obs.History.Attempts)
-		results = append(results, res)
-		prog.finish(res)
-	}
+	// one cell at a time: store faults hit every request of the service
+	results, err := runner.RunAll(ctx, []runner.Executor{svc}, runnable, runner.Batch{Out: c.out, Watch: prog})
 	prog.done()
-	doc := newDocument(results, lat, cmd, started)
+	if err != nil {
+		return envError(err)
+	}
+	doc := newDocument(results, prog.lat, cmd, started)
 	doc.Skipped = skipped
 	if err := writeOutput(c, stdout, doc, func(w io.Writer) error {
 		if len(results) == 1 {
@@ -113,4 +107,21 @@ func matrixTarget(ctx context.Context, c common, t targetFlags, sts string, cell
 		return usageErrorf("--strategies and --target-url: give one (built-in strategies, or your own service)")
 	}
 	return runTarget(ctx, c, t, cells, "matrix", stdout, stderr, quiet)
+}
+
+// openService readies the user's service and its ledger; a target or
+// ledger query that does not fit is bad input, the rest environment.
+func openService(ctx context.Context, t targetFlags, e scenarios.External, log io.Writer) (*runner.Service, error) {
+	svc, err := runner.OpenService(ctx, e, t.ledgerURL)
+	var bad *runner.BadInputError
+	switch {
+	case errors.As(err, &bad):
+		return nil, usageErrorf("%v", err)
+	case err != nil:
+		return nil, envError(err)
+	}
+	info := svc.Ledger()
+	fmt.Fprintf(log, "target: %s at %s; ledger rows name charges: %v, attempts: %v\n", e.Name, strings.Join(e.URLs, ", "),
+		info.ChargeIDs, info.AttemptIDs)
+	return svc, nil
 }

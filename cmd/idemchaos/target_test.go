@@ -181,7 +181,7 @@ func TestTargetBadInputExit2(t *testing.T) {
 		{[]string{"--target-url", "http://127.0.0.1:1", "--strategy", "pg-tx", "--ledger-url", "u", "--ledger-query", "q", "--scenario", "missing-key"}, "give one"},
 		{[]string{"--target-url", "http://127.0.0.1:1", "--ledger-url", "postgres://x@127.0.0.1:1/x", "--ledger-query", "q", "--scenario", "missing-key", "--body", "{{.Nope}}"}, "body template"},
 		{[]string{"--target-url", "http://127.0.0.1:1", "--ledger-url", "postgres://x@127.0.0.1:1/x", "--ledger-query", "q", "--scenario", "missing-key", "--success-status", "404"}, "--success-status"},
-		{[]string{"--target-url", "http://127.0.0.1:1", "--ledger-url", "postgres://x@127.0.0.1:1/x", "--ledger-query", "q", "--scenario", "missing-key", "--target-name", "../x"}, "--target-name"},
+		{[]string{"--target-url", "http://127.0.0.1:1", "--ledger-url", "postgres://x@127.0.0.1:1/x", "--ledger-query", "q", "--scenario", "missing-key", "--target-name", "../x"}, "target name"},
 	}
 	for _, c := range cases {
 		o := cliEnv(t, nil, append([]string{"run"}, c.args...)...)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/idemchaos/idemchaos/targets/api"
-	"github.com/idemchaos/idemchaos/targets/strategy"
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
 
 // ledgerQuery is what an external idemchaos run passes as --ledger-query to
@@ -64,7 +64,7 @@ func parseFlags(args []string, stdout io.Writer) (config, error) {
 	var c config
 	var profile, accounts string
 	fs := flag.NewFlagSet("paymentd", flag.ContinueOnError)
-	fs.StringVar(&c.strategy, "strategy", "", "idempotency strategy (required): "+strings.Join(strategy.Names(), ", "))
+	fs.StringVar(&c.strategy, "strategy", "", "idempotency strategy (required): "+strings.Join(design.Names(), ", "))
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:8080", "address to serve on; a non-loopback address exposes the API to the network")
 	fs.StringVar(&c.redisURL, "redis-url", "", "use this Redis (redis://host:port/db) instead of starting one")
 	fs.StringVar(&c.postgresURL, "postgres-url", "", "use this Postgres database (postgres://user@host:port/db) instead of starting one")
@@ -106,9 +106,9 @@ func parse(fs *flag.FlagSet, args []string, stdout io.Writer) error {
 // check validates the parsed flags and fills the derived fields.
 func (c *config) check(profile, accounts string) error {
 	if c.strategy == "" {
-		return usageErrorf("--strategy is required (known: %s)", strings.Join(strategy.Names(), ", "))
+		return usageErrorf("--strategy is required (known: %s)", strings.Join(design.Names(), ", "))
 	}
-	if _, err := strategy.Lookup(c.strategy); err != nil {
+	if _, err := design.Lookup(c.strategy); err != nil {
 		return usageErrorf("--strategy: %v", err)
 	}
 	p, err := api.ProfileByName(profile)

@@ -12,6 +12,7 @@ import (
 	"github.com/idemchaos/idemchaos/targets/api"
 	"github.com/idemchaos/idemchaos/targets/server"
 	"github.com/idemchaos/idemchaos/targets/strategy"
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
 
 // healthTimeout bounds the store pings of one /healthz.
@@ -20,7 +21,7 @@ const healthTimeout = 2 * time.Second
 // newHandler builds the strategy and the API, adds /healthz and, with
 // --verbose, a log line per request.
 func newHandler(c config, s *stores, stderr io.Writer) (http.Handler, error) {
-	info, err := strategy.Lookup(c.strategy)
+	info, err := design.Lookup(c.strategy)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -29,7 +30,7 @@ type stores struct {
 // sized clients. On error everything already opened is closed.
 func openStores(ctx context.Context, c config, log io.Writer) (*stores, error) {
 	services, err := provision.Start(ctx, provision.Config{RedisURL: c.redisURL, PostgresURL: c.postgresURL,
-		NoDocker: c.noDocker, Log: log})
+		NoDocker: c.noDocker, Log: log, DockerHost: os.Getenv("DOCKER_HOST"), PGBinDir: os.Getenv("PG_BINDIR")})
 	if err != nil {
 		return nil, envError(err)
 	}

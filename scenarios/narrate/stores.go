@@ -1,6 +1,6 @@
 package narrate
 
-import "strings"
+import "github.com/idemchaos/idemchaos/targets/strategy/design"
 
 // Participants of the sequence diagram that are stores.
 const (
@@ -37,33 +37,35 @@ var (
 	memStore = pointWords{"%[1]s keeps %[3]s's response (%[4]s) in its memory under key %[2]s", selfID, "keeps response in memory", ""}
 )
 
-// mechanisms of the built-in strategies.
-var mechanisms = map[string]mechanism{
-	"none":               {},
-	"memory":             {check: memClaim, store: memStore},
-	"redis-getset":       {check: redisGet, store: redisSet, usesRedis: true},
-	"redis-setnx":        {check: redisNX, store: redisSet, usesRedis: true},
-	"redis-sticky":       {check: redisNX, store: redisSet, usesRedis: true},
-	"redis-cache-errors": {check: redisNX, store: redisSet, usesRedis: true},
-	"pg-tx":              {check: pgRead, claim: pgLock, store: pgStore},
-	"pg-nofingerprint":   {check: pgRead, claim: pgLock, store: pgStore},
-	"pg-split-tx": {check: pointWords{"%[1]s commits key %[2]s as in progress in Postgres, in a first transaction: it was new (%[3]s)",
-		postgresID, "INSERT key in progress", "inserted"}, store: pgStore},
-	"redis-pg-guard": {check: pointWords{"%[1]s inserts key %[2]s in Postgres, in the charge's transaction: it was new (%[3]s)",
-		postgresID, "INSERT key", "inserted"}, claim: pointWords{"%[1]s claims key %[2]s in Redis (SET NX) for %[3]s", redisID,
-		"SET NX key", "OK, claimed"},
-		store: pgStore, usesRedis: true},
+// stepWords are the words of each step a strategy may take.
+var stepWords = map[design.Step]pointWords{
+	design.MemoryClaim:        memClaim,
+	design.MemoryStore:        memStore,
+	design.RedisGet:           redisGet,
+	design.RedisSetNX:         redisNX,
+	design.RedisGuard:         {"%[1]s claims key %[2]s in Redis (SET NX) for %[3]s", redisID, "SET NX key", "OK, claimed"},
+	design.RedisStore:         redisSet,
+	design.PostgresRead:       pgRead,
+	design.PostgresLock:       pgLock,
+	design.PostgresInProgress: {"%[1]s commits key %[2]s as in progress in Postgres, in a first transaction: it was new (%[3]s)", postgresID, "INSERT key in progress", "inserted"},
+	design.PostgresInsert:     {"%[1]s inserts key %[2]s in Postgres, in the charge's transaction: it was new (%[3]s)", postgresID, "INSERT key", "inserted"},
+	design.PostgresStore:      pgStore,
 }
 
-// mechanismOf finds a strategy's words; an unknown one gets generic words.
+// generic are the words of a strategy the catalog does not know.
+var generic = mechanism{
+	check: pointWords{"%[1]s checks key %[2]s: absent (%[3]s)", selfID, "key absent", ""},
+	claim: pointWords{"%[1]s claims key %[2]s for %[3]s", selfID, "claims key", ""},
+	store: pointWords{"%[1]s stores %[3]s's response (%[4]s) under key %[2]s", selfID, "stores response", ""},
+}
+
+// mechanismOf finds a strategy's words from the steps its design takes;
+// one the catalog does not know gets generic words.
 func mechanismOf(strategy string) mechanism {
-	if m, ok := mechanisms[strategy]; ok {
-		return m
+	info, err := design.Lookup(strategy)
+	if err != nil {
+		return generic
 	}
-	return mechanism{
-		check:     pointWords{"%[1]s checks key %[2]s: absent (%[3]s)", selfID, "key absent", ""},
-		claim:     pointWords{"%[1]s claims key %[2]s for %[3]s", selfID, "claims key", ""},
-		store:     pointWords{"%[1]s stores %[3]s's response (%[4]s) under key %[2]s", selfID, "stores response", ""},
-		usesRedis: strings.HasPrefix(strategy, "redis"),
-	}
+	return mechanism{check: stepWords[info.Steps.Check], claim: stepWords[info.Steps.Claim],
+		store: stepWords[info.Steps.Store], usesRedis: info.Redis}
 }

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/runner"
 	"github.com/idemchaos/idemchaos/scenarios/scenariotest"
 	"github.com/idemchaos/idemchaos/sim/history"
 )
@@ -95,7 +95,7 @@ func (s *shop) ledger(_ context.Context, keys []string) ([]history.Charge, error
 
 func target(s *shop) scenariotest.Target {
 	return scenariotest.Target{Handler: s, Ledger: scenariotest.LedgerFunc(s.ledger),
-		LedgerInfo: scenarios.LedgerInfo{ChargeIDs: true}}
+		LedgerInfo: runner.LedgerInfo{ChargeIDs: true}}
 }
 
 // TestShopIsIdempotent is what a team writes: the correct shop passes.

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/runner"
 	"github.com/idemchaos/idemchaos/sim/client"
 	"github.com/idemchaos/idemchaos/sim/fault"
 	"github.com/idemchaos/idemchaos/sim/history"
@@ -33,11 +34,11 @@ type Target struct {
 	Handler http.Handler
 	URL     string
 	// Ledger reads the charges made under the run's keys: the ground truth.
-	Ledger scenarios.LedgerReader
+	Ledger runner.LedgerReader
 	// LedgerInfo says whether the charges name the charge id a success
 	// answer carries, and the attempt (X-Idemchaos-Attempt header) that
 	// made them.
-	LedgerInfo scenarios.LedgerInfo
+	LedgerInfo runner.LedgerInfo
 	// Shape is the request the service expects (zero: the built-in API).
 	Shape client.Shape
 	// Profile is the contract promised (zero: ietf).
@@ -51,9 +52,12 @@ type Target struct {
 	ClaimTimeout time.Duration
 	// Seed picks the plan (default 1).
 	Seed uint64
+	// AllowRemote lets URL be off loopback (load and faults then leave the
+	// machine); without it such a URL is refused, as on the command line.
+	AllowRemote bool
 }
 
-// LedgerFunc adapts a function to scenarios.LedgerReader.
+// LedgerFunc adapts a function to runner.LedgerReader.
 type LedgerFunc func(ctx context.Context, keys []string) ([]history.Charge, error)
 
 // Charges calls f.
@@ -61,8 +65,10 @@ func (f LedgerFunc) Charges(ctx context.Context, keys []string) ([]history.Charg
 	return f(ctx, keys)
 }
 
-// Check runs one scenario against the target and returns its checked
-// result. A *scenarios.SkipError says the scenario cannot run against it.
+// Check runs one scenario against the target through the pipeline the
+// command line uses and returns its checked result. A *scenarios.SkipError
+// says the scenario cannot run against it; a URL off loopback is refused
+// unless AllowRemote.
 func Check(ctx context.Context, t Target, scenario string) (scenarios.Result, error) {
 	url, stop, err := t.serve()
 	if err != nil {
@@ -75,21 +81,14 @@ func Check(ctx context.Context, t Target, scenario string) (scenarios.Result, er
 	}
 	defer toxi.Close()
 	e := t.external(url)
+	svc, err := runner.NewService(e, toxi, nil, t.Ledger, t.LedgerInfo)
+	if err != nil {
+		return scenarios.Result{}, err
+	}
+	defer svc.Close()
 	cell := scenarios.Cell{Scenario: scenario, Seed: max(t.Seed, 1), Profile: t.Profile, Target: &e}
-	cell, plan, err := scenarios.Prepare(cell)
-	if err != nil {
-		return scenarios.Result{}, err
-	}
-	r, err := scenarios.NewExternalRunner(e, toxi, nil, t.Ledger, t.LedgerInfo)
-	if err != nil {
-		return scenarios.Result{}, err
-	}
-	defer r.Close()
-	rec, err := r.Execute(ctx, cell, plan)
-	if err != nil {
-		return scenarios.Result{}, err
-	}
-	return scenarios.Judge(rec), nil
+	res, _, err := runner.Run(ctx, svc, cell, "")
+	return res, err
 }
 
 func (t Target) external(url string) scenarios.External {
@@ -97,8 +96,8 @@ func (t Target) external(url string) scenarios.External {
 	if claim <= 0 {
 		claim = scenarios.DefaultClaimTimeout
 	}
-	return scenarios.External{Name: "go test", URLs: []string{url}, Shape: t.Shape, LedgerQuery: "(go test ledger)",
-		Accounts: t.Accounts, Currency: t.Currency, ClaimTimeout: claim}
+	return scenarios.External{Name: "go-test", URLs: []string{url}, Shape: t.Shape, LedgerQuery: "(go test ledger)",
+		Accounts: t.Accounts, Currency: t.Currency, ClaimTimeout: claim, AllowRemote: t.AllowRemote}
 }
 
 // serve returns the target's URL, serving its handler on loopback if it

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -115,30 +114,61 @@ func TestPerTryTimeoutIsIndeterminate(t *testing.T) {
 }
 
 // TestBarrierReleasesGroupTogether: no op of a group is sent before every op
-// of the group has arrived at the barrier.
+// of the group has arrived at the barrier, and then all are sent at once.
+// The group's ops reach the barrier at staggered times (op i after i*stagger),
+// so without the barrier their requests would reach the server spread over
+// (k-1)*stagger; an op outside the group is not held.
 func TestBarrierReleasesGroupTogether(t *testing.T) {
-	var inFlight, peak atomic.Int32
+	const (
+		k       = 8
+		stagger = 75 * time.Millisecond
+		last    = (k - 1) * stagger // when the last op of the group arrives
+		loner   = k                 // id of the op outside the group
+	)
+	var mu sync.Mutex
+	arrived := map[string]time.Duration{} // attempt id -> arrival since t0
+	var t0 time.Time
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := inFlight.Add(1)
-		for {
-			p := peak.Load()
-			if n <= p || peak.CompareAndSwap(p, n) {
-				break
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
-		inFlight.Add(-1)
+		mu.Lock()
+		arrived[r.Header.Get(api.HeaderAttempt)] = time.Since(t0)
+		mu.Unlock()
 		w.WriteHeader(http.StatusCreated)
 	}))
 	defer srv.Close()
-	const k = 8
 	var plan workload.Plan
 	for i := 0; i < k; i++ {
-		plan.Ops = append(plan.Ops, workload.Op{ID: i, Key: "k", Account: "a", Amount: 1, Currency: "EUR", Group: 0, After: -1, MaxTries: 1})
+		plan.Ops = append(plan.Ops, workload.Op{ID: i, Key: "k", Account: "a", Amount: 1, Currency: "EUR",
+			Group: 0, After: -1, MaxTries: 1, Delay: time.Duration(i) * stagger})
 	}
-	client.New(client.Config{Routes: routesTo(srv.URL)}).Run(context.Background(), plan)
-	if peak.Load() != k {
-		t.Fatalf("peak concurrency %d; want all %d duplicates in flight together", peak.Load(), k)
+	plan.Ops = append(plan.Ops, workload.Op{ID: loner, Key: "other", Account: "a", Amount: 1, Currency: "EUR",
+		Group: -1, After: -1, MaxTries: 1})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	t0 = time.Now()
+	client.New(client.Config{Routes: routesTo(srv.URL)}).Run(ctx, plan)
+	if ctx.Err() != nil {
+		t.Fatalf("run did not finish within 10s: %v", ctx.Err())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	first, lastSeen := time.Duration(1<<62), time.Duration(0)
+	for i := 0; i < k; i++ {
+		at, ok := arrived[client.AttemptID(i, 1)]
+		if !ok {
+			t.Fatalf("op %d never reached the server; arrivals %v", i, arrived)
+		}
+		first, lastSeen = min(first, at), max(lastSeen, at)
+	}
+	if first < last {
+		t.Errorf("first op of the group reached the server at %v, before the last one reached the barrier (%v); arrivals %v",
+			first, last, arrived)
+	}
+	if spread := lastSeen - first; spread > last/2 {
+		t.Errorf("group reached the server over %v (%v..%v); want it released at once (spread well under %v); arrivals %v",
+			spread, first, lastSeen, last, arrived)
+	}
+	if at, ok := arrived[client.AttemptID(loner, 1)]; !ok || at >= last {
+		t.Errorf("op %d outside the group reached the server at %v (seen %v); want it not held by the barrier", loner, at, ok)
 	}
 }
 

@@ -60,18 +60,46 @@ func TestGateForcesTheInterleaving(t *testing.T) {
 		note("A passed")
 		close(done)
 	}()
-	for engaged, _ := g.Stats(); engaged == 0; engaged, _ = g.Stats() {
-		time.Sleep(time.Millisecond)
-	}
+	waitEngaged(t, g, done, 10*time.Second)
 	s.Eval(ctx, api.AfterCheck, "k", "B", 0) // not held: A is
 	note("B committed")
 	s.Eval(ctx, api.AfterCommit, "k", "B", 0)
-	<-done
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("A still held 10s after B reached after-commit; the gate did not open")
+	}
 	if order[0] != "B committed" || order[1] != "A passed" {
 		t.Fatalf("order %v; want B to commit before A passes", order)
 	}
 	if engaged, opened := g.Stats(); engaged != 1 || opened != 1 {
 		t.Fatalf("engaged %d opened %d; want 1 1", engaged, opened)
+	}
+}
+
+// waitEngaged polls g until it holds a request. It fails the test when the
+// held request's goroutine ends first (the gate let it through) or when
+// nothing is held within limit.
+func waitEngaged(t *testing.T, g *failpoint.Gate, done <-chan struct{}, limit time.Duration) {
+	t.Helper()
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for {
+		if engaged, _ := g.Stats(); engaged > 0 {
+			return
+		}
+		select {
+		case <-done:
+			if engaged, _ := g.Stats(); engaged > 0 {
+				return // engaged, then released or timed out: the caller checks
+			}
+			t.Fatal("A passed after-check but the gate reports no request held")
+		case <-deadline.C:
+			t.Fatalf("the gate held no request within %v", limit)
+		case <-tick.C:
+		}
 	}
 }
 

@@ -24,21 +24,28 @@ const (
 
 var errNoDocker = errors.New("no Docker engine")
 
-// DockerAvailable returns nil when a Docker engine answers a ping within
-// about 2 s. With DOCKER_HOST and DOCKER_URL unset and no
-// /var/run/docker.sock it returns at once without dialing.
-func DockerAvailable(ctx context.Context) error {
-	_, err := dockerPool(ctx, defaultDockerSocket)
+// DockerAvailable returns nil when the Docker engine at host answers a
+// ping within about 2 s. host is an engine endpoint as in Config.DockerHost
+// (e.g. "unix:///run/user/1000/docker.sock" or "tcp://127.0.0.1:2375");
+// "" means the default unix socket /var/run/docker.sock, and when that is
+// absent DockerAvailable returns at once without dialing. It reads no
+// environment: DOCKER_HOST, DOCKER_URL and DOCKER_MACHINE_NAME are not
+// consulted (dockertest itself still reads DOCKER_CERT_PATH to use TLS for
+// a tcp or https host).
+func DockerAvailable(ctx context.Context, host string) error {
+	_, err := dockerPool(ctx, host, defaultDockerSocket)
 	return err
 }
 
-// dockerPool connects to the engine named by the environment, or to the
-// unix socket path when the environment names none.
-func dockerPool(ctx context.Context, socket string) (*dockertest.Pool, error) {
-	endpoint := ""
-	if os.Getenv("DOCKER_HOST") == "" && os.Getenv("DOCKER_URL") == "" && os.Getenv("DOCKER_MACHINE_NAME") == "" {
+// dockerPool connects to the engine at host, or to the unix socket path
+// when host is "". It always passes dockertest an explicit endpoint, so
+// dockertest does not fall back to DOCKER_HOST, DOCKER_URL or
+// DOCKER_MACHINE_NAME.
+func dockerPool(ctx context.Context, host, socket string) (*dockertest.Pool, error) {
+	endpoint := host
+	if endpoint == "" {
 		if _, err := os.Stat(socket); err != nil {
-			return nil, fmt.Errorf("%w: DOCKER_HOST unset and %s absent", errNoDocker, socket)
+			return nil, fmt.Errorf("%w: no Docker host given and %s absent", errNoDocker, socket)
 		}
 		endpoint = "unix://" + socket
 	}

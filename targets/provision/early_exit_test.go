@@ -37,7 +37,7 @@ func TestPostgresEarlyExitQuotesLog(t *testing.T) {
 			dir = p.dir
 		}
 	}
-	bin, err := findPostgresBin(defaultPGDirs(context.Background()))
+	bin, err := findPostgresBin(defaultPGDirs(context.Background(), ""))
 	if err != nil {
 		t.Fatal(err)
 	}

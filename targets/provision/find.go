@@ -28,17 +28,22 @@ type finder struct {
 	redisPath func() (string, error)             // path of redis-server
 }
 
-func defaultFinder() finder {
-	return finder{pgDirs: defaultPGDirs, redisPath: defaultRedisPath}
+// defaultFinder searches pgBinDir (Config.PGBinDir; "" = none) first,
+// then the usual places.
+func defaultFinder(pgBinDir string) finder {
+	return finder{
+		pgDirs:    func(ctx context.Context) []string { return defaultPGDirs(ctx, pgBinDir) },
+		redisPath: defaultRedisPath,
+	}
 }
 
-// defaultPGDirs lists candidate Postgres bin dirs: $PG_BINDIR, the dir of
-// initdb on PATH (symlinks resolved), `pg_config --bindir`, then the
-// usual install locations, newest version first.
-func defaultPGDirs(ctx context.Context) []string {
+// defaultPGDirs lists candidate Postgres bin dirs: pgBinDir when set, the
+// dir of initdb on PATH (symlinks resolved), `pg_config --bindir`, then
+// the usual install locations, newest version first.
+func defaultPGDirs(ctx context.Context, pgBinDir string) []string {
 	var dirs []string
-	if d := os.Getenv("PG_BINDIR"); d != "" {
-		dirs = append(dirs, d)
+	if pgBinDir != "" {
+		dirs = append(dirs, pgBinDir)
 	}
 	if p, err := exec.LookPath("initdb"); err == nil {
 		if real, err := filepath.EvalSymlinks(p); err == nil {

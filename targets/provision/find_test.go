@@ -54,7 +54,7 @@ func TestMissingPostgres(t *testing.T) {
 	if !strings.HasSuffix(err.Error(), want) {
 		t.Errorf("err = %q; want suffix %q", err, want)
 	}
-	if DockerAvailable(context.Background()) != nil {
+	if DockerAvailable(context.Background(), "") != nil {
 		want = "no postgres available: no Docker engine, " + want
 		if err.Error() != want {
 			t.Errorf("err = %q\nwant  %q", err, want)
@@ -98,17 +98,29 @@ func TestPostgresBinSearchNewestFirst(t *testing.T) {
 	}
 }
 
-func TestPostgresBinSearchHonoursPGBINDIR(t *testing.T) {
+// Config.PGBinDir is the first candidate, and the environment is not read.
+func TestPostgresBinSearchTriesPGBinDirFirst(t *testing.T) {
 	custom := fakeBin(t, filepath.Join(t.TempDir(), "bin"), "initdb", "postgres")
-	t.Setenv("PG_BINDIR", custom)
-	dirs := defaultPGDirs(context.Background())
+	env := fakeBin(t, filepath.Join(t.TempDir(), "env"), "initdb", "postgres")
+	t.Setenv("PG_BINDIR", env)
+	st := newStarter(Config{PGBinDir: custom})
+	dirs := st.find.pgDirs(context.Background())
 	if len(dirs) == 0 || dirs[0] != custom {
-		t.Errorf("dirs = %v; want %s first", dirs, custom)
+		t.Fatalf("dirs = %v; want %s first", dirs, custom)
+	}
+	if dir, err := findPostgresBin(dirs); err != nil || dir != custom {
+		t.Errorf("findPostgresBin = %s, %v; want %s", dir, err, custom)
+	}
+	if slices.Contains(dirs, env) {
+		t.Errorf("dirs = %v; $PG_BINDIR %s must not be consulted", dirs, env)
+	}
+	if dirs := defaultPGDirs(context.Background(), ""); slices.Contains(dirs, env) {
+		t.Errorf("no PGBinDir: dirs = %v; $PG_BINDIR must not be consulted", dirs)
 	}
 }
 
 func TestDefaultSearchFindsInstalledServers(t *testing.T) {
-	dir, err := findPostgresBin(defaultPGDirs(context.Background()))
+	dir, err := findPostgresBin(defaultPGDirs(context.Background(), ""))
 	if err != nil {
 		t.Fatal((&UnavailableError{Service: "postgres", Hint: postgresInstallHint, Err: err}).Error())
 	}

@@ -128,9 +128,11 @@ func procAttr(deathSig syscall.Signal, acct account) *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: deathSig, Credential: acct.cred}
 }
 
-// childEnv is the environment of started servers.
+// childEnv is the whole environment of started servers: fixed, so that
+// nothing of the caller's shell (a PGDATA, a locale, a TZ) changes how a
+// throwaway store behaves.
 func childEnv() []string {
-	return append(os.Environ(), "TZ=UTC", "LC_ALL=C")
+	return []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "TZ=UTC", "LC_ALL=C", "LANG=C"}
 }
 
 // onFreePort starts a server with serve on a free loopback port, trying a new

@@ -2,12 +2,20 @@
 // that idemchaos runs its scenarios against.
 //
 // For each store, Start tries, in order: a URL given by the user (pinged,
-// never started), a Docker engine through dockertest (used only when it
-// answers a ping within about 2 s), and finally local binaries
-// (redis-server, initdb and postgres) started in a throwaway directory on
-// free loopback ports. Everything binds to 127.0.0.1. When nothing can
-// serve a store, Start returns an *UnavailableError carrying the exact
-// install command.
+// never started), a Docker engine through dockertest (Config.DockerHost,
+// else /var/run/docker.sock; used only when it answers a ping within about
+// 2 s), and finally local binaries (redis-server, initdb and postgres,
+// searched in Config.PGBinDir first, then PATH, pg_config --bindir and the
+// usual install dirs) started in a throwaway directory on free loopback
+// ports. Everything binds to 127.0.0.1. When nothing can serve a store,
+// Start returns an *UnavailableError carrying the exact install command.
+//
+// The package takes no settings from flags or environment variables:
+// everything comes in through Config, which cmd/ fills (e.g. DockerHost
+// from $DOCKER_HOST, PGBinDir from $PG_BINDIR). The only exceptions are
+// outside its code: dockertest reads DOCKER_CERT_PATH, and started servers
+// inherit the process environment. For tests, provisiontest.FromEnv is the
+// one place that reads the environment.
 //
 // Postgres refuses to run as root: when the process runs as root, initdb
 // and postgres are started as the "postgres" user (or "nobody"), and the
@@ -31,13 +39,27 @@ const (
 	SourceLocal  = "local"
 )
 
-// Config selects how Start provisions the stores.
+// Config selects how Start provisions the stores. Package provision reads
+// no flags and no environment: the caller (cmd/) fills every field, e.g.
+// DockerHost from $DOCKER_HOST and PGBinDir from $PG_BINDIR.
 type Config struct {
 	RedisURL    string    // if set, used as is (pinged, never started)
 	PostgresURL string    // if set, used as is (pinged, never started)
 	NoDocker    bool      // skip the Docker engine step
 	TempDir     string    // base for data dirs; "" = os.TempDir()
 	Log         io.Writer // progress lines; nil = discard
+
+	// DockerHost is the Docker engine endpoint, e.g. "tcp://127.0.0.1:2375"
+	// or "unix:///run/user/1000/docker.sock". "" means the unix socket
+	// /var/run/docker.sock; when that is absent the Docker step fails at
+	// once, without dialing. DOCKER_URL and DOCKER_MACHINE_NAME are not
+	// consulted; dockertest itself still reads DOCKER_CERT_PATH to talk
+	// TLS to a tcp or https host.
+	DockerHost string
+	// PGBinDir is a dir holding initdb and postgres, tried before the
+	// default search (PATH, pg_config --bindir, the usual install dirs);
+	// "" = only the default search.
+	PGBinDir string
 
 	find *finder // binary discovery; nil = the default search
 }

@@ -39,7 +39,7 @@ type starter struct {
 }
 
 func newStarter(cfg Config) *starter {
-	st := &starter{cfg: cfg, base: cfg.TempDir, log: logger{cfg.Log}, find: defaultFinder()}
+	st := &starter{cfg: cfg, base: cfg.TempDir, log: logger{cfg.Log}, find: defaultFinder(cfg.PGBinDir)}
 	if st.base == "" {
 		st.base = os.TempDir()
 	}
@@ -173,7 +173,7 @@ func (st *starter) docker(ctx context.Context) (*dockertest.Pool, error) {
 		return nil, errDockerSkipped
 	}
 	if !st.dockerChecked {
-		st.pool, st.dockerErr = dockerPool(ctx, defaultDockerSocket)
+		st.pool, st.dockerErr = dockerPool(ctx, st.cfg.DockerHost, defaultDockerSocket)
 		st.dockerChecked = ctx.Err() == nil
 		if st.dockerErr != nil {
 			st.log.printf("docker: %v", st.dockerErr)

@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/idemchaos/idemchaos/targets/api"
-	"github.com/idemchaos/idemchaos/targets/strategy"
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
 
 var pay = api.ChargeRequest{Account: "acct-1", Amount: 1250, Currency: "EUR"}
@@ -25,7 +25,7 @@ var fingerprinted = []string{"memory", "redis-getset", "redis-setnx", "redis-sti
 	"pg-split-tx", "pg-tx", "redis-pg-guard"}
 
 func TestChargeDebitsAndAnswers201(t *testing.T) {
-	for _, name := range strategy.Names() {
+	for _, name := range design.Names() {
 		t.Run(name, func(t *testing.T) {
 			tg := newTarget(t, name, api.IETF)
 			a := tg.post(t, "k-1", "a1", pay)

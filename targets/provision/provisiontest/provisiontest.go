@@ -13,14 +13,12 @@ import (
 	"github.com/idemchaos/idemchaos/targets/provision"
 )
 
-// Main starts the services, runs the package's tests and stops them. Use it
-// from TestMain: os.Exit(provisiontest.Main(m, &services)).
+// Main starts the services configured by FromEnv, runs the package's tests
+// and stops them. Use it from TestMain:
+// os.Exit(provisiontest.Main(m, &services)).
 func Main(m *testing.M, services **provision.Services) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	s, err := provision.Start(ctx, provision.Config{
-		RedisURL:    os.Getenv("IDEMCHAOS_REDIS_URL"),
-		PostgresURL: os.Getenv("IDEMCHAOS_POSTGRES_URL"),
-	})
+	s, err := provision.Start(ctx, FromEnv())
 	cancel()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "FAIL: the tests need real Redis and Postgres: %v\n", err)

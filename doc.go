@@ -1,0 +1,31 @@
+// Package idemchaos is a chaos and simulation test harness for the
+// Idempotency-Key pattern: it runs a payment API over real Redis and
+// Postgres behind Toxiproxy, fires the traffic that breaks idempotency
+// layers (concurrent duplicate retries, responses dropped after the commit,
+// changed payloads, missing keys) and checks the ledger for double charges,
+// lost acknowledgements and contract violations.
+//
+// The packages, in the order data flows through them (scenario -> plan ->
+// clients -> targets -> stores; then history + ledger -> checker -> result
+// -> renderers):
+//
+//   - cmd/: the idemchaos CLI and paymentd, the payment server.
+//   - targets/: the system under test: targets/api (the harness-target
+//     contract), targets/strategy (the idempotency strategies) and
+//     targets/strategy/design (their pure design catalog), targets/ledger,
+//     targets/failpoint, targets/server and targets/provision (finding or
+//     starting the stores).
+//   - sim/: the simulated world: sim/workload (plans), sim/client (the
+//     recording client), sim/fault (Toxiproxy faults), sim/load and
+//     sim/history.
+//   - scenarios/: the pure core: the catalog, plans, expectations,
+//     Cell/Record/Result and Judge; with scenarios/check (the checker),
+//     scenarios/spec (the file language), scenarios/narrate,
+//     scenarios/rundir, scenarios/runner (all the I/O: deployment, external
+//     targets, the pipeline, pool, sessions, soak and bench engines) and
+//     scenarios/scenariotest (the go test API).
+//   - reports/: the renderers.
+//   - internal/: not a stable API.
+//
+// The root package holds no code; its test enforces the layering above.
+package idemchaos

@@ -1,0 +1,73 @@
+package scenarios
+
+import (
+	"time"
+
+	"github.com/idemchaos/idemchaos/sim/history"
+	"github.com/idemchaos/idemchaos/sim/workload"
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
+)
+
+// Record is everything a finished cell observed: enough to judge it again,
+// offline.
+type Record struct {
+	Cell Cell          `json:"cell"`
+	Plan workload.Plan `json:"-"` // saved apart, before the run
+	Obs  Observation   `json:"observation"`
+	// Facts are what the target is, as far as judging it goes; nil in a
+	// record saved before they were recorded.
+	Facts  *Facts        `json:"facts,omitempty"`
+	Hidden int           `json:"hidden_attempts"`
+	Took   time.Duration `json:"took_ns"`
+}
+
+// Observation is what a run saw, for its self-checks.
+type Observation struct {
+	History history.History `json:"-"` // saved apart, as history.jsonl
+	Ledger  history.Ledger  `json:"-"` // saved apart, as ledger.json
+	// Injected counts the faults fired inside the target.
+	Injected int `json:"injected"`
+	// GateHeld counts the requests a gate held.
+	GateHeld int `json:"gate_held"`
+	// Trace lists the failpoints requests passed, in the order they got there.
+	Trace []Event `json:"trace,omitempty"`
+}
+
+// Event is a request reaching a failpoint inside the target.
+type Event struct {
+	Seq     int           `json:"seq"`
+	Point   string        `json:"point"`
+	Attempt string        `json:"attempt"`
+	Key     string        `json:"key,omitempty"`
+	Replica int           `json:"replica"`
+	At      time.Duration `json:"at_ns"`
+}
+
+// Facts are what the harness knows of a target that judging needs,
+// recorded when the cell runs: a built-in strategy's from its design, a
+// user's service's from what the user declared.
+type Facts struct {
+	// TwoStores: idempotency records in Redis beside the Postgres ledger,
+	// which can disagree (store_desync is checked).
+	TwoStores bool `json:"two_stores"`
+	// ReplayFrom is where a completed key's answer is replayed from.
+	ReplayFrom string `json:"replay_from,omitempty"`
+}
+
+// FactsOf are the facts of a built-in strategy's design.
+func FactsOf(info design.Info) Facts {
+	return Facts{TwoStores: info.Redis, ReplayFrom: info.ReplayFrom}
+}
+
+// facts are the record's facts; a record saved before they were recorded
+// gets those of the built-in strategy it names (a user's service's: none).
+func (r Record) facts() Facts {
+	switch {
+	case r.Facts != nil:
+		return *r.Facts
+	case r.Cell.Target != nil:
+		return Facts{}
+	}
+	info, _ := design.Lookup(r.Cell.Strategy)
+	return FactsOf(info)
+}

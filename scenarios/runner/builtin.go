@@ -1,0 +1,168 @@
+package runner
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/sim/client"
+	"github.com/idemchaos/idemchaos/sim/fault"
+	"github.com/idemchaos/idemchaos/sim/history"
+	"github.com/idemchaos/idemchaos/sim/workload"
+	"github.com/idemchaos/idemchaos/targets/ledger"
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/redis/go-redis/v9"
+)
+
+// Env is what a Builtin needs from the outside world.
+type Env struct {
+	PostgresDSN string // a database the Builtin owns: it is migrated and emptied per cell
+	RedisURL    string
+	Toxiproxy   *fault.Toxiproxy
+}
+
+// Builtin deploys the built-in strategies, one cell after another, on one
+// set of stores: per cell an empty ledger, the strategy's replicas on their
+// own store clients behind Toxiproxy, the plan's faults armed, then the
+// ground truth read back.
+type Builtin struct {
+	env     Env
+	pool    *pgxpool.Pool // the runner's own connections: reset and ground truth
+	redis   *redis.Client
+	runID   string
+	cells   int
+	linkSeq int
+}
+
+// NewBuiltin connects to the stores and prepares the ledger schema.
+func NewBuiltin(ctx context.Context, env Env) (*Builtin, error) {
+	cfg, err := pgxpool.ParseConfig(env.PostgresDSN)
+	if err != nil {
+		return nil, fmt.Errorf("postgres dsn: %w", err)
+	}
+	cfg.MaxConns = controlConns
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	if err := ledger.Migrate(ctx, pool); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	opts, err := redis.ParseURL(env.RedisURL)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("redis url: %w", err)
+	}
+	opts.MaxRetries, opts.PoolSize = -1, controlConns
+	return &Builtin{env: env, pool: pool, redis: redis.NewClient(opts), runID: newRunID()}, nil
+}
+
+// controlConns sizes the Builtin's own pools (reset and ground truth), set
+// explicitly: pgxpool would take 4 on two cores, go-redis 20.
+const controlConns = 4
+
+// newRunID names this runner's proxies and Redis keys apart from any other
+// runner sharing the same Toxiproxy or Redis.
+func newRunID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Close releases the Builtin's connections.
+func (r *Builtin) Close() error {
+	r.pool.Close()
+	return r.redis.Close()
+}
+
+// Execute runs a prepared cell and returns what it observed.
+func (r *Builtin) Execute(ctx context.Context, c scenarios.Cell, plan workload.Plan) (scenarios.Record, error) {
+	sc, err := c.Definition()
+	if err != nil {
+		return scenarios.Record{}, err
+	}
+	info, err := design.Lookup(c.Strategy)
+	if err != nil {
+		return scenarios.Record{}, err
+	}
+	facts := scenarios.FactsOf(info)
+	start := time.Now()
+	obs, hidden, err := r.execute(ctx, c, sc, facts, plan)
+	if err != nil {
+		return scenarios.Record{}, err
+	}
+	return scenarios.Record{Cell: c, Plan: plan, Obs: obs, Facts: &facts, Hidden: hidden, Took: time.Since(start)}, nil
+}
+
+// execute prepares the ledger, deploys the target, runs the plan (and the
+// probes) and collects history and ground truth.
+func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Scenario, facts scenarios.Facts,
+	plan workload.Plan) (scenarios.Observation, int, error) {
+	var obs scenarios.Observation
+	r.cells++
+	prefix := fmt.Sprintf("ic:%s:%d:", r.runID, r.cells)
+	defer DropKeys(r.redis, prefix)
+	rows, err := PrepareLedger(ctx, r.pool, plan.Accounts)
+	if err != nil {
+		return obs, 0, err
+	}
+	t0 := time.Now()
+	since := func() time.Duration { return time.Since(t0) }
+	d, err := r.deploy(ctx, deploySpec{Strategy: c.Strategy, Replicas: c.Replicas, Prefix: prefix, Profile: c.Profile,
+		ClaimTTL: c.ClaimTTL, KeyTTL: c.KeyTTL, Gate: sc.Gate, Since: since})
+	if err != nil {
+		return obs, 0, err
+	}
+	if err := d.armInjections(plan, client.AttemptID); err != nil {
+		d.close()
+		return obs, 0, err
+	}
+	cl := client.New(client.Config{Routes: d.route, Seed: c.Seed, Since: since, Policy: sc.Policy})
+	attempts := cl.Run(ctx, plan)
+	if sc.Probe {
+		var probes []history.Attempt
+		probes, obs.History.Quiesced, err = probe(ctx, d.heal, cl, plan, since, c.ClaimTTL)
+		attempts = append(attempts, probes...)
+	}
+	cl.Close()
+	closeErr := d.close() // waits for in-flight handlers: the stores are final after this
+	if err := errors.Join(err, ctx.Err(), closeErr); err != nil {
+		return obs, 0, fmt.Errorf("run %s/%s: %w", c.Strategy, c.Scenario, err)
+	}
+	attempts, hidden := Merge(attempts, d.entries())
+	obs.History.Seed, obs.History.Attempts = c.Seed, attempts
+	obs.History.ClaimTimeout, obs.History.KeyTTL = c.ClaimTTL, c.KeyTTL
+	obs.Injected = d.failpoints.Fired()["inject"]
+	obs.Trace = d.trace.events()
+	if d.gate != nil {
+		obs.GateHeld, _ = d.gate.Stats()
+	}
+	obs.Ledger, err = GroundTruth(ctx, r.pool, r.redis, facts.TwoStores, prefix)
+	obs.History.End = since() // after the reads: a record missing then may have expired by then
+	obs.Ledger.RowsAtStart = rows
+	return obs, hidden, err
+}
+
+// probe heals every store link, waits out the claim timeout and sends one
+// more try of every key: the answer must be a replay or an execution.
+func probe(ctx context.Context, heal func() error, cl *client.Client, plan workload.Plan,
+	since func() time.Duration, claim time.Duration) ([]history.Attempt, time.Duration, error) {
+	if err := heal(); err != nil {
+		return nil, 0, err
+	}
+	quiesced := since()
+	t := time.NewTimer(claim + claim/4)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		return nil, quiesced, ctx.Err()
+	}
+	return cl.Run(ctx, scenarios.ProbePlan(plan)), quiesced, nil
+}

@@ -1,0 +1,150 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/idemchaos/idemchaos/sim/history"
+)
+
+// LedgerReader reads a service's ground truth: the charges made under the
+// given idempotency keys.
+type LedgerReader interface {
+	Charges(ctx context.Context, keys []string) ([]history.Charge, error)
+}
+
+// Ledger query columns: required first, then optional.
+var (
+	requiredColumns = []string{"idempotency_key", "account", "amount"}
+	optionalColumns = []string{"id", "attempt_id"}
+)
+
+// integer type OIDs an amount may have: int2, int4, int8, numeric.
+var amountTypes = map[uint32]string{21: "smallint", 23: "integer", 20: "bigint", 1700: "numeric"}
+
+// SQLLedger reads charges from a user's Postgres with the user's query,
+// wrapped so that only the run's keys come back.
+type SQLLedger struct {
+	pool     *pgxpool.Pool
+	query    string // the wrapped query, $1 = the keys
+	optional map[string]bool
+}
+
+// OpenSQLLedger connects and checks that query returns the columns a
+// ledger needs; the error says exactly what does not fit.
+func OpenSQLLedger(ctx context.Context, dsn, query string) (*SQLLedger, error) {
+	query = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(query), ";"))
+	if strings.Contains(query, "$1") {
+		return nil, errors.New("ledger query: takes no parameters ($1): idemchaos filters the rows by the run's keys itself")
+	}
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("ledger url: %v", oneLine(err))
+	}
+	cfg.MaxConns, cfg.ConnConfig.ConnectTimeout = 2, 5*time.Second
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("ledger url: %v", oneLine(err))
+	}
+	l := &SQLLedger{pool: pool}
+	if err := l.describe(ctx, query); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// Close releases the connections.
+func (l *SQLLedger) Close() { l.pool.Close() }
+
+// describe runs the query for its columns only and builds the wrapped query.
+func (l *SQLLedger) describe(ctx context.Context, query string) error {
+	rows, err := l.pool.Query(ctx, "SELECT * FROM ("+query+") AS q LIMIT 0")
+	if err != nil {
+		return fmt.Errorf("ledger query: %v", oneLine(err))
+	}
+	fields := rows.FieldDescriptions()
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("ledger query: %v", oneLine(err))
+	}
+	types := map[string]uint32{}
+	var names []string
+	for _, f := range fields {
+		if _, dup := types[f.Name]; dup {
+			return fmt.Errorf("ledger query: column %s appears twice", f.Name)
+		}
+		types[f.Name] = f.DataTypeOID
+		names = append(names, f.Name)
+	}
+	if err := checkColumns(names, types); err != nil {
+		return err
+	}
+	l.optional = map[string]bool{}
+	sel := []string{"q.idempotency_key::text", "coalesce(q.account::text, '')", "q.amount::bigint"}
+	for _, c := range optionalColumns {
+		if _, ok := types[c]; ok {
+			l.optional[c] = true
+			sel = append(sel, "coalesce(q."+c+"::text, '')")
+		}
+	}
+	l.query = "SELECT " + strings.Join(sel, ", ") + " FROM (" + query + ") AS q WHERE q.idempotency_key::text = ANY($1::text[])"
+	return nil
+}
+
+func checkColumns(names []string, types map[string]uint32) error {
+	have := strings.Join(names, ", ")
+	for _, c := range requiredColumns {
+		if _, ok := types[c]; !ok {
+			return fmt.Errorf("ledger query: no column %s (it returns: %s); want one row per charge with idempotency_key, account, amount (alias yours: SELECT reference AS idempotency_key, ...)", c, have)
+		}
+	}
+	if _, ok := amountTypes[types["amount"]]; !ok {
+		return fmt.Errorf("ledger query: column amount has type oid %d; want an integer number of minor units (smallint, integer, bigint or numeric)", types["amount"])
+	}
+	return nil
+}
+
+// Info says which optional columns the query returns.
+func (l *SQLLedger) Info() LedgerInfo {
+	return LedgerInfo{ChargeIDs: l.optional["id"], AttemptIDs: l.optional["attempt_id"]}
+}
+
+// Charges returns the charges made under keys, in the order the query gave.
+func (l *SQLLedger) Charges(ctx context.Context, keys []string) ([]history.Charge, error) {
+	rows, err := l.pool.Query(ctx, l.query, keys)
+	if err != nil {
+		return nil, fmt.Errorf("ledger query: %v", oneLine(err))
+	}
+	defer rows.Close()
+	var out []history.Charge
+	for rows.Next() {
+		c := history.Charge{Seq: int64(len(out) + 1)}
+		dest := []any{&c.Key, &c.Account, &c.Amount}
+		if l.optional["id"] {
+			dest = append(dest, &c.ID)
+		}
+		if l.optional["attempt_id"] {
+			dest = append(dest, &c.AttemptID)
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return nil, fmt.Errorf("ledger query: row %d: %v", len(out)+1, oneLine(err))
+		}
+		if c.ID == "" {
+			c.ID = fmt.Sprintf("row-%d", c.Seq)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("ledger query: %v", oneLine(err))
+	}
+	return out, nil
+}
+
+// oneLine keeps an error to one line.
+func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }

@@ -1,0 +1,54 @@
+// Package runner is where idemchaos meets the world: it deploys the
+// built-in strategies on real Redis and Postgres behind Toxiproxy (Builtin),
+// puts Toxiproxy in front of a user's own service and reads its ledger
+// (Service), and runs cells through the one pipeline every command and test
+// uses (Run: prepare the plan from the seed, save it, execute, judge, save
+// what was observed), many at once (RunAll), in sessions that provision
+// their own stores (Open), as soaks and as benches. The judging itself is
+// pure and lives in package scenarios; this package does the I/O.
+//
+// It is the engine behind the command line and scenariotest; its API may
+// change between releases.
+package runner
+
+import (
+	"context"
+
+	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/rundir"
+	"github.com/idemchaos/idemchaos/sim/workload"
+)
+
+// Executor runs prepared cells: a Builtin, or a Service.
+type Executor interface {
+	Execute(ctx context.Context, c scenarios.Cell, plan workload.Plan) (scenarios.Record, error)
+}
+
+// Run is the pipeline of one cell: prepare it (defaults, and the plan and
+// fault schedule from the seed alone), save the cell and its plan in the
+// run directory out before anything runs (out "" saves nothing), execute
+// it, judge it, and save everything it observed with its result. An error
+// means the harness could not run the cell (environment), not that the
+// target misbehaved; a *scenarios.SkipError says the cell cannot run
+// against that target.
+func Run(ctx context.Context, e Executor, c scenarios.Cell, out string) (scenarios.Result, scenarios.Record, error) {
+	c, plan, err := scenarios.Prepare(c)
+	if err != nil {
+		return scenarios.Result{}, scenarios.Record{}, err
+	}
+	dir := rundir.CellDir(out, c)
+	if out != "" {
+		if err := rundir.WritePlan(dir, c, plan); err != nil {
+			return scenarios.Result{}, scenarios.Record{}, err
+		}
+	}
+	rec, err := e.Execute(ctx, c, plan)
+	if err != nil {
+		return scenarios.Result{}, rec, err
+	}
+	res := scenarios.Judge(rec)
+	if out != "" {
+		err = rundir.WriteRecord(dir, rec, res)
+	}
+	return res, rec, err
+}

@@ -1,0 +1,27 @@
+package provisiontest
+
+import (
+	"os"
+
+	"github.com/idemchaos/idemchaos/targets/provision"
+)
+
+// FromEnv is the provisioning config of the tests, read from the
+// environment. It is the one documented exception to the rule that only
+// cmd/ reads the environment: test binaries have no flags of their own to
+// carry these settings.
+//
+//	IDEMCHAOS_REDIS_URL     Config.RedisURL: use this Redis, never start one
+//	IDEMCHAOS_POSTGRES_URL  Config.PostgresURL: use this Postgres, never start one
+//	DOCKER_HOST             Config.DockerHost: the Docker engine endpoint
+//	PG_BINDIR               Config.PGBinDir: where initdb and postgres are, tried first
+//
+// Unset variables leave their field at its zero value (the default).
+func FromEnv() provision.Config {
+	return provision.Config{
+		RedisURL:    os.Getenv("IDEMCHAOS_REDIS_URL"),
+		PostgresURL: os.Getenv("IDEMCHAOS_POSTGRES_URL"),
+		DockerHost:  os.Getenv("DOCKER_HOST"),
+		PGBinDir:    os.Getenv("PG_BINDIR"),
+	}
+}

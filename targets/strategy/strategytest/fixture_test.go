@@ -1,0 +1,149 @@
+package strategytest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/idemchaos/idemchaos/targets/api"
+	"github.com/idemchaos/idemchaos/targets/failpoint"
+	"github.com/idemchaos/idemchaos/targets/ledger"
+	"github.com/idemchaos/idemchaos/targets/provision/provisiontest"
+	"github.com/idemchaos/idemchaos/targets/strategy"
+)
+
+// Time bounds of the table: every call and every wait is bounded.
+const (
+	setupTimeout   = 30 * time.Second // database, migration, store clients
+	caseTimeout    = 20 * time.Second // one case on one strategy
+	requestTimeout = 10 * time.Second // one Handle call
+)
+
+// The account every case charges, and the request it sends.
+const (
+	account = "acct-1"
+	opening = 100_000
+	theKey  = "key-1" // one key per case: each case has its own database and prefix
+)
+
+var pay = api.ChargeRequest{Account: account, Amount: 1250, Currency: "EUR"}
+
+// fixture is one strategy on its own fresh database and its own Redis key
+// prefix, with its own failpoint set: what one case runs against.
+type fixture struct {
+	t    *testing.T
+	name string
+	deps strategy.Deps
+	dsn  string
+}
+
+// newFixture builds the stores of one case; tune, if set, adjusts the
+// strategy's Deps (a shorter claim TTL, say) before any replica is built.
+func newFixture(ctx context.Context, t *testing.T, name string, tune func(*strategy.Deps)) *fixture {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
+	defer cancel()
+	dsn := provisiontest.Database(t, services)
+	pool := openPool(ctx, t, dsn)
+	rdb := openRedis(t)
+	prefix := pool.Config().ConnConfig.Database + ":" // the database name has a random suffix
+	t.Cleanup(func() { dropPrefix(rdb, prefix) })
+	fx := &fixture{t: t, name: name, dsn: dsn, deps: strategy.Deps{
+		Pool: pool, Redis: rdb, Prefix: prefix, Profile: api.IETF, Failpoints: &failpoint.Set{},
+	}}
+	if tune != nil {
+		tune(&fx.deps)
+	}
+	return fx
+}
+
+func openPool(ctx context.Context, t *testing.T, dsn string) *pgxpool.Pool {
+	t.Helper()
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		t.Fatalf("parse dsn: %v", err)
+	}
+	cfg.MaxConns = 8 // sized explicitly: the in-flight case holds one connection open
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatalf("open pool: %v", err)
+	}
+	t.Cleanup(pool.Close)
+	if err := ledger.Migrate(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	if err := ledger.Open(ctx, pool, account, "EUR", opening); err != nil {
+		t.Fatal(err)
+	}
+	return pool
+}
+
+func openRedis(t *testing.T) *redis.Client {
+	t.Helper()
+	opts, err := redis.ParseURL(services.RedisURL)
+	if err != nil {
+		t.Fatalf("parse redis url: %v", err)
+	}
+	opts.MaxRetries = -1 // an idempotency store must not re-send SET NX (DESIGN.md section 6)
+	opts.PoolSize = 8
+	rdb := redis.NewClient(opts)
+	t.Cleanup(func() { _ = rdb.Close() })
+	return rdb
+}
+
+// dropPrefix deletes the keys a case left under prefix, in case the Redis
+// server outlives the test binary (IDEMCHAOS_REDIS_URL).
+func dropPrefix(rdb *redis.Client, prefix string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	keys, err := rdb.Keys(ctx, prefix+"*").Result() // a handful of keys per case
+	if err == nil && len(keys) > 0 {
+		rdb.Del(ctx, keys...)
+	}
+}
+
+// replica builds one instance of the strategy on the fixture's stores, as
+// one server replica would: an in-process strategy (memory) gets its own
+// state per instance.
+func (f *fixture) replica() strategy.Strategy {
+	f.t.Helper()
+	st, err := strategy.New(f.name, f.deps)
+	if err != nil {
+		f.t.Fatalf("build %s: %v", f.name, err)
+	}
+	return st
+}
+
+// send runs one attempt of the case's key through st, bounded in time.
+func (f *fixture) send(ctx context.Context, st strategy.Strategy, replica int, attempt string, body api.ChargeRequest) strategy.Response {
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	return st.Handle(ctx, strategy.Request{Key: theKey, AttemptID: attempt, Body: body,
+		Fingerprint: body.Fingerprint(), Replica: replica})
+}
+
+// charges counts the ledger charges made with the case's key: money that
+// really moved.
+func (f *fixture) charges(ctx context.Context) int {
+	f.t.Helper()
+	snap, err := ledger.Read(ctx, f.deps.Pool)
+	if err != nil {
+		f.t.Fatalf("read ledger: %v", err)
+	}
+	n := 0
+	for _, c := range snap.Charges {
+		if c.Key == theKey {
+			n++
+		}
+	}
+	return n
+}
+
+// show prints a response for a violation message.
+func show(r strategy.Response) string {
+	return fmt.Sprintf("%d %s (replayed=%v)", r.Status, r.Body, r.Replayed)
+}

@@ -1,0 +1,116 @@
+package strategytest
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/idemchaos/idemchaos/targets/api"
+	"github.com/idemchaos/idemchaos/targets/failpoint"
+)
+
+// storeErrorCase (d): Postgres fails under one request. The answer is 503,
+// nothing is charged, nothing is cached and the key is released: a retry of
+// the same key executes and charges once (or replays a 2xx), and is never
+// answered with the cached 5xx nor with 409.
+//
+// The fault is real and deterministic: at before-commit (the charge is
+// written, its transaction still open) a second connection terminates A's
+// Postgres backend with pg_terminate_backend(pid, timeout), which waits
+// until that backend has exited. A's COMMIT then finds its connection gone,
+// exactly as when the server's link to Postgres dies mid-request; the
+// transaction is rolled back by Postgres itself. A's backend is the only one
+// of the case's own database that is idle inside a transaction at that
+// moment (the case sends one request at a time), and the action checks so.
+func storeErrorCase(ctx context.Context, fx *fixture) violations {
+	var v violations
+	st := fx.replica()
+	kill := newBackendKiller(ctx, fx)
+	fx.deps.Failpoints.Arm("kill-backend", api.BeforeCommit, failpoint.Attempt("A"), kill.action)
+	a := fx.send(ctx, st, 0, "A", pay)
+	kill.mustHaveFired()
+	if a.Status != http.StatusServiceUnavailable {
+		v.add("A, whose Postgres connection died before commit, got %s; want 503", show(a))
+	}
+	v.charged(fx.charges(ctx), 0)
+	retry := fx.send(ctx, st, 0, "B", pay)
+	switch {
+	case retry.Status >= 500:
+		v.add("the retry got %s: a 5xx was cached (poisoned key)", show(retry))
+	case retry.Status == fx.deps.Profile.InFlight:
+		v.add("the retry got %s: the key was never released (poisoned key)", show(retry))
+	case retry.Status/100 != 2:
+		v.add("the retry got %s; want it to execute (201) or replay a 2xx", show(retry))
+	default:
+		v.charged(fx.charges(ctx), 1)
+	}
+	return v
+}
+
+// backendKiller terminates the one Postgres backend of the fixture's
+// database that has a transaction open.
+type backendKiller struct {
+	fx    *fixture
+	conn  *pgx.Conn
+	mu    sync.Mutex
+	fired int
+	err   error
+}
+
+func newBackendKiller(ctx context.Context, fx *fixture) *backendKiller {
+	fx.t.Helper()
+	conn, err := pgx.Connect(ctx, fx.dsn)
+	if err != nil {
+		fx.t.Fatalf("connect the killer: %v", err)
+	}
+	fx.t.Cleanup(func() { _ = conn.Close(context.Background()) })
+	return &backendKiller{fx: fx, conn: conn}
+}
+
+func (k *backendKiller) action(ctx context.Context, _ failpoint.Hit) func() {
+	err := terminateOpenTransaction(ctx, k.conn)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.fired++
+	k.err = err
+	return nil
+}
+
+// mustHaveFired fails the test when the fault did not happen as planned:
+// the case would then prove nothing either way.
+func (k *backendKiller) mustHaveFired() {
+	k.fx.t.Helper()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.fired != 1 || k.err != nil {
+		k.fx.t.Fatalf("the store fault did not fire as planned (fired %d times): %v", k.fired, k.err)
+	}
+}
+
+// terminateOpenTransaction finds the single backend of this database idle
+// in a transaction and terminates it, waiting up to 2 s for it to exit.
+func terminateOpenTransaction(ctx context.Context, conn *pgx.Conn) error {
+	rows, err := conn.Query(ctx, `SELECT pid FROM pg_stat_activity
+		WHERE datname = current_database() AND state = 'idle in transaction' AND pid <> pg_backend_pid()`)
+	if err != nil {
+		return fmt.Errorf("find the open transaction: %w", err)
+	}
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		return fmt.Errorf("find the open transaction: %w", err)
+	}
+	if len(pids) != 1 {
+		return fmt.Errorf("%d backends idle in a transaction (%v); want exactly the request's one", len(pids), pids)
+	}
+	var gone bool
+	if err := conn.QueryRow(ctx, `SELECT pg_terminate_backend($1, 2000)`, pids[0]).Scan(&gone); err != nil {
+		return fmt.Errorf("terminate backend %d: %w", pids[0], err)
+	}
+	if !gone {
+		return fmt.Errorf("backend %d did not exit within 2 s", pids[0])
+	}
+	return nil
+}
