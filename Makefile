@@ -32,9 +32,14 @@ fuzz: setup
 		done; \
 	done
 
+# STATICCHECK is pinned: go run fetches that version through the module proxy.
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
 check:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	go vet ./...
+	go mod tidy -diff
+	go run $(STATICCHECK) ./...
 
 build:
 	go build -o bin/idemchaos ./cmd/idemchaos

@@ -36,7 +36,7 @@ func TestCustomPlanDeterministic(t *testing.T) {
 		b, _ := json.Marshal(planOf(t, sc, seed, 2))
 		return string(b)
 	}
-	if gen(7) != gen(7) {
+	if first, again := gen(7), gen(7); first != again {
 		t.Fatal("seed 7 gave two plans")
 	}
 	a, b := planOf(t, sc, 7, 2), planOf(t, sc, 8, 2)
