@@ -197,3 +197,14 @@ func TestBenchHTMLWithoutAnswers(t *testing.T) {
 		t.Errorf("a bench without answers:\n%s", out)
 	}
 }
+
+func TestBenchProgress(t *testing.T) {
+	r := reports.BenchResult{Strategy: "pg-tx", Sent: 10, Duplicates: 1, AchievedRPS: 9.5,
+		Errors: map[string]int{"timeout": 2}, Anomalies: map[string]int{"double_charge": 3, "zz": 1, "lost_ack": 0, "balance": 2},
+		Latency: []reports.Latency{{Kind: reports.KindAll, Count: 10, P50: 2.5, P99: 120}}}
+	got := reports.BenchProgress(r)
+	want := "bench pg-tx: 10 sent (1 duplicates, 0 missed), 9.5/s, p50 2.50ms p99 120ms, errors timeout=2, anomalies dc=3 bal=2 zz=1"
+	if got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}

@@ -176,3 +176,11 @@ func benchTitle(doc Bench) string {
 	}
 	return s
 }
+
+// BenchProgress is one strategy's figures in one line, as a bench reports
+// each strategy the moment it is done.
+func BenchProgress(r BenchResult) string {
+	all := r.LatencyOf(KindAll)
+	return fmt.Sprintf("bench %s: %d sent (%d duplicates, %d missed), %.1f/s, p50 %sms p99 %sms, errors %s, anomalies %s",
+		r.Strategy, r.Sent, r.Duplicates, r.Missed, r.AchievedRPS, benchMS(all.P50), benchMS(all.P99), errorText(r), anomalyText(r))
+}

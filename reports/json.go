@@ -90,3 +90,29 @@ func ReadJSON(r io.Reader) (Document, error) {
 	}
 	return doc, nil
 }
+
+// NewDocument is the canonical document of the results of one command
+// started at started, with their latencies.
+func NewDocument(rs []scenarios.Result, lat *Latencies, cmd string, started time.Time) Document {
+	return Document{Command: cmd, Profile: profileOf(rs), Seeds: seedsOf(rs), Started: started.UTC(),
+		DurationMS: time.Since(started).Milliseconds(), Results: rs, Latency: lat.Summary()}
+}
+
+func profileOf(rs []scenarios.Result) string {
+	if len(rs) == 0 {
+		return ""
+	}
+	return rs[0].Profile
+}
+
+func seedsOf(rs []scenarios.Result) []uint64 {
+	var out []uint64
+	seen := map[uint64]bool{}
+	for _, r := range rs {
+		if !seen[r.Seed] {
+			seen[r.Seed] = true
+			out = append(out, r.Seed)
+		}
+	}
+	return out
+}

@@ -61,7 +61,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return nil
 	}
-	doc, err := b.RunAll(ctx, func(r reports.BenchResult) { fmt.Fprintln(stderr, progressLine(r)) })
+	doc, err := b.RunAll(ctx, func(r reports.BenchResult) { fmt.Fprintln(stderr, reports.BenchProgress(r)) })
 	if err != nil {
 		return envError(err)
 	}

@@ -126,16 +126,6 @@ func TestBenchBadFlags(t *testing.T) {
 	}
 }
 
-func TestBenchCounts(t *testing.T) {
-	got := counts(map[string]int{"double_charge": 3, "zz": 1, "lost_ack": 0, "balance": 2}, check.Names(), shortAnomaly)
-	if got != "dc=3 bal=2 zz=1" {
-		t.Fatalf("counts %q", got)
-	}
-	if counts(nil, check.Names(), nil) != "-" {
-		t.Fatal("empty counts")
-	}
-}
-
 // --serve keeps one strategy's target up for an outside load tool, then
 // tells what the ledger holds.
 func TestBenchServe(t *testing.T) {

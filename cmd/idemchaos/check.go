@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"time"
@@ -58,29 +57,25 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 	return verdictExit(matrixExit(results))
 }
 
-// recheck judges every complete cell again; it counts the cells whose new
-// verdict or anomaly counts differ from the saved ones.
+// recheck judges every complete cell again; it tells on stderr each cell
+// left incomplete or whose new verdict or counts differ from the saved ones.
 func recheck(dirs []string, lat *reports.Latencies, stderr io.Writer) (results []scenarios.Result, differ, incomplete int, err error) {
-	for _, d := range dirs {
-		if !rundir.Complete(d) {
-			incomplete++
-			fmt.Fprintf(stderr, "%s: incomplete (the run stopped before this cell finished)\n", d)
-			continue
-		}
-		rec, saved, err := rundir.ReadRecord(d)
-		if err != nil {
-			return nil, 0, 0, err
-		}
-		res := scenarios.Judge(rec)
-		res.DurationMS = saved.DurationMS
-		lat.Add(res.Strategy, rec.Obs.History.Attempts)
-		if res.Verdict != saved.Verdict || !maps.Equal(res.Anomalies, saved.Anomalies) {
-			differ++
-			fmt.Fprintf(stderr, "%s: saved %s %v, re-checked %s %v\n", d, saved.Verdict, saved.Anomalies, res.Verdict, res.Anomalies)
-		}
-		results = append(results, res)
+	checked, left, err := rundir.Recheck(dirs)
+	if err != nil {
+		return nil, 0, 0, err
 	}
-	return results, differ, incomplete, nil
+	for _, d := range left {
+		fmt.Fprintf(stderr, "%s: incomplete (the run stopped before this cell finished)\n", d)
+	}
+	for _, c := range checked {
+		lat.Add(c.Now.Strategy, c.Record.Obs.History.Attempts)
+		if c.Differs() {
+			differ++
+			fmt.Fprintf(stderr, "%s: saved %s %v, re-checked %s %v\n", c.Dir, c.Saved.Verdict, c.Saved.Anomalies, c.Now.Verdict, c.Now.Anomalies)
+		}
+		results = append(results, c.Now)
+	}
+	return results, differ, len(left), nil
 }
 
 // savedCommand is the command that made the run ("run" or "matrix"), if known.

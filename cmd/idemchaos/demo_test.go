@@ -4,13 +4,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemchaos/idemchaos/reports"
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/check"
 )
 
 // story is a demo's output without its timings section.
 func story(out string) string {
-	if i := strings.Index(out, timingsHeader); i >= 0 {
+	if i := strings.Index(out, reports.TimingsHeader); i >= 0 {
 		return out[:i]
 	}
 	return out
@@ -25,7 +26,7 @@ func TestDemoForcedRaceTellsTheDoubleChargeTheSameWayEveryTime(t *testing.T) {
 			t.Fatalf("exit %d; want %d\n%s\n%s", o.code, exitViolated, o.stdout, o.stderr)
 		}
 		for _, want := range []string{"DOUBLE CHARGE", "sequenceDiagram", "```mermaid", "the gate holds request A",
-			"request B's commit opens the gate", "Double charge: one key, several ledger charges", timingsHeader} {
+			"request B's commit opens the gate", "Double charge: one key, several ledger charges", reports.TimingsHeader} {
 			if !strings.Contains(o.stdout, want) {
 				t.Errorf("no %q in:\n%s", want, o.stdout)
 			}

@@ -98,18 +98,11 @@ func benchRenderer(path string, data []byte, format string) (func(io.Writer) err
 // partialRenderer renders a run directory whose run was stopped before it
 // wrote its document, from the cells that finished.
 func partialRenderer(dir, format string) (func(io.Writer) error, error) {
-	dirs, _ := rundir.Cells(dir)
-	doc := reports.Document{Command: "partial"}
-	for _, d := range dirs {
-		if !rundir.Complete(d) {
-			continue
-		}
-		_, res, err := rundir.ReadRecord(d)
-		if err != nil {
-			return nil, usageErrorf("report: %v", err)
-		}
-		doc.Results = append(doc.Results, res)
+	results, err := rundir.Finished(dir)
+	if err != nil {
+		return nil, usageErrorf("report: %v", err)
 	}
+	doc := reports.Document{Command: "partial", Results: results}
 	if len(doc.Results) == 0 {
 		return nil, usageErrorf("report: %s: the run stopped before any cell finished; nothing to report", dir)
 	}

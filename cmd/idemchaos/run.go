@@ -81,12 +81,7 @@ func runExit(v scenarios.Verdict) int {
 // output saves the document in the run directory and the JSON file if asked,
 // and writes the human view unless the JSON goes to stdout.
 func output(c common, stdout io.Writer, rs []scenarios.Result, lat *reports.Latencies, cmd string, started time.Time, human func(io.Writer) error) error {
-	return writeOutput(c, stdout, newDocument(rs, lat, cmd, started), human)
-}
-
-func newDocument(rs []scenarios.Result, lat *reports.Latencies, cmd string, started time.Time) reports.Document {
-	return reports.Document{Command: cmd, Profile: profileOf(rs), Seeds: seedsOf(rs), Started: started.UTC(),
-		DurationMS: time.Since(started).Milliseconds(), Results: rs, Latency: lat.Summary()}
+	return writeOutput(c, stdout, reports.NewDocument(rs, lat, cmd, started), human)
 }
 
 func writeOutput(c common, stdout io.Writer, doc reports.Document, human func(io.Writer) error) error {
@@ -102,23 +97,4 @@ func writeOutput(c common, stdout io.Writer, doc reports.Document, human func(io
 		}
 	}
 	return human(stdout)
-}
-
-func profileOf(rs []scenarios.Result) string {
-	if len(rs) == 0 {
-		return ""
-	}
-	return rs[0].Profile
-}
-
-func seedsOf(rs []scenarios.Result) []uint64 {
-	var out []uint64
-	seen := map[uint64]bool{}
-	for _, r := range rs {
-		if !seen[r.Seed] {
-			seen[r.Seed] = true
-			out = append(out, r.Seed)
-		}
-	}
-	return out
 }

@@ -1,129 +1,18 @@
 package main
 
 import (
-	"fmt"
 	"io"
-	"strings"
-	"text/tabwriter"
 	"time"
 
-	"github.com/idemchaos/idemchaos/scenarios"
-	"github.com/idemchaos/idemchaos/scenarios/check"
+	"github.com/idemchaos/idemchaos/reports"
 )
-
-// soakListed bounds the cells the summary lists per (strategy, scenario,
-// class); the JSON document and the run directory hold them all.
-const soakListed = 5
 
 // output saves the document (--out, --json) and prints the summary, also
 // after an interruption.
 func (k *soakRun) output(stdout io.Writer, runErr error) error {
 	results := k.Tally.Sorted()
 	return output(k.cfg.c, stdout, results, k.lat, "soak", k.Started, func(w io.Writer) error {
-		return k.writeSummary(w, results, runErr)
+		return reports.WriteSoak(w, reports.Soak{Root: k.cfg.root, Rounds: k.Rounds, Stopped: k.Stopped,
+			Took: time.Since(k.Started), Profile: k.cfg.profile.Name, Tally: k.Tally, Failed: runErr != nil})
 	})
-}
-
-func (k *soakRun) writeSummary(w io.Writer, results []scenarios.Result, runErr error) error {
-	n := k.Tally.Total
-	fmt.Fprintf(w, "soak: root seed %d; %s (%s), %d cells in %s; profile %s\n\n", k.cfg.root, roundsText(k.Rounds),
-		k.Stopped, n.Cells, roundDur(time.Since(k.Started)), k.cfg.profile.Name)
-	if err := k.writeTable(w); err != nil {
-		return err
-	}
-	writeListed(w, results)
-	fmt.Fprintln(w, "\n"+k.verdictLine(runErr))
-	return nil
-}
-
-// writeTable prints one row per strategy.
-func (k *soakRun) writeTable(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "strategy\trounds\tcells\tpass\tfail\tinconclusive\tcaught\tunexpected\tmissed\tanomalies (cells showing each)")
-	for _, name := range k.Tally.Strategies {
-		st := k.Tally.Per[name]
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", name, st.Rounds, st.Cells, st.Pass, st.Fail,
-			st.Inconclusive, st.Caught, st.Unexpected, st.Missed, anomalyCells(st.Anomalies))
-	}
-	return tw.Flush()
-}
-
-// anomalyCells is "double_charge 4, store_desync 2", or "-".
-func anomalyCells(m map[check.Anomaly]int) string {
-	var parts []string
-	for _, name := range sortedNames(m) {
-		parts = append(parts, fmt.Sprintf("%s %d", name, m[name]))
-	}
-	if len(parts) == 0 {
-		return "-"
-	}
-	return strings.Join(parts, ", ")
-}
-
-// writeListed prints every cell that did not pass, with the command that
-// re-runs it alone, unexpected ones first; at most soakListed per
-// (strategy, scenario, class).
-func writeListed(w io.Writer, results []scenarios.Result) {
-	header := false
-	for _, want := range []scenarios.Class{scenarios.Unexpected, scenarios.Missed, scenarios.Caught, scenarios.Unproven} {
-		var order [][2]string
-		shown := map[[2]string]int{}
-		for _, r := range results {
-			if r.Class() != want {
-				continue
-			}
-			if !header {
-				fmt.Fprintln(w, "\ncells that did not pass (each command re-runs that cell alone):")
-				header = true
-			}
-			key := [2]string{r.Strategy, r.Scenario}
-			if shown[key] == 0 {
-				order = append(order, key)
-			}
-			if shown[key]++; shown[key] <= soakListed {
-				fmt.Fprintf(w, "  %-12s %s   # %s%s\n", want, r.Repro, anomalyText(r.Anomalies), declaredText(r))
-			}
-		}
-		for _, key := range order {
-			if more := shown[key] - soakListed; more > 0 {
-				fmt.Fprintf(w, "  %-12s ... %d more seeds of %s / %s (all in --json or --out)\n", want, more, key[0], key[1])
-			}
-		}
-	}
-}
-
-func roundsText(n int) string {
-	if n == 1 {
-		return "1 round"
-	}
-	return fmt.Sprintf("%d rounds", n)
-}
-
-// declaredText is what the catalog declares for the cell and, for an
-// inconclusive one, the self-check that failed.
-func declaredText(r scenarios.Result) string {
-	s := "; declared: " + check.Join(r.Expected)
-	if len(r.Expected) == 0 {
-		s = "; declared: must pass"
-	}
-	if len(r.Assumptions) > 0 {
-		s += "; unproven: " + r.Assumptions[0]
-	}
-	return s
-}
-
-// verdictLine sums the soak up and names its exit code.
-func (k *soakRun) verdictLine(runErr error) string {
-	n := k.Tally.Total
-	switch {
-	case runErr != nil:
-		return fmt.Sprintf("verdict: stopped early (%s) after %d cells: the summary is partial", k.Stopped, n.Cells)
-	case n.Cells == 0:
-		return "verdict: no cell ran"
-	case n.Unexpected+n.Missed > 0:
-		return fmt.Sprintf("verdict: %d unexpected and %d missed cells (not as the catalog declares): exit 1", n.Unexpected, n.Missed)
-	case n.Inconclusive > 0:
-		return fmt.Sprintf("verdict: no unexpected anomaly, but %d inconclusive cells: exit 4", n.Inconclusive)
-	}
-	return fmt.Sprintf("verdict: no unexpected anomaly; %d declared flaws caught: exit 0", n.Caught)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/idemchaos/idemchaos/reports"
@@ -34,8 +33,8 @@ func (k *soakRun) Round(_ int, _ uint64, cells int) runner.Watcher {
 	k.round.quiet = k.round.quiet || !k.round.tty
 	k.round.lat = k.lat
 	k.round.onFinish = func(r scenarios.Result) {
-		if c := r.Class(); c.NotAsDeclared() {
-			k.alert(k.round.tty, c, r)
+		if r.Class().NotAsDeclared() {
+			k.alert(k.round.tty, r)
 		}
 	}
 	return k.round
@@ -49,23 +48,14 @@ func (k *soakRun) RoundDone(round int, seed uint64, of int, took time.Duration) 
 	}
 	n := k.Tally.Total
 	fmt.Fprintf(k.log, "round %d (seed %d): %d of %d cells in %s; %d cells, %s elapsed; so far %d caught as declared, %d unexpected, %d missed, %d inconclusive\n",
-		round, seed, k.Tally.InRound[round], of, roundDur(took), n.Cells, roundDur(time.Since(k.Started)),
+		round, seed, k.Tally.InRound[round], of, reports.SoakDuration(took), n.Cells, reports.SoakDuration(time.Since(k.Started)),
 		n.Caught, n.Unexpected, n.Missed, n.Inconclusive)
 }
 
-// alert reports a cell not as declared at once: a long soak should not hide
-// it until the end.
-func (k *soakRun) alert(tty bool, c scenarios.Class, r scenarios.Result) {
+// alert reports a cell not as declared at once.
+func (k *soakRun) alert(tty bool, r scenarios.Result) {
 	if tty {
 		fmt.Fprint(k.log, "\r\033[K")
 	}
-	fmt.Fprintf(k.log, "%s %s / %s seed %d: %s, %s%s; repro: %s\n", strings.ToUpper(c.String()), r.Strategy, r.Scenario,
-		r.Seed, r.Verdict, anomalyText(r.Anomalies), declaredText(r), r.Repro)
-}
-
-func roundDur(d time.Duration) time.Duration {
-	if d > time.Minute {
-		return d.Round(time.Second)
-	}
-	return d.Round(100 * time.Millisecond)
+	fmt.Fprintln(k.log, reports.Alert(r))
 }

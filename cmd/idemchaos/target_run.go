@@ -51,7 +51,7 @@ func runTarget(ctx context.Context, c common, t targetFlags, cells []scenarios.C
 	if err != nil {
 		return envError(err)
 	}
-	doc := newDocument(results, prog.lat, cmd, started)
+	doc := reports.NewDocument(results, prog.lat, cmd, started)
 	doc.Skipped = skipped
 	if err := writeOutput(c, stdout, doc, func(w io.Writer) error {
 		if len(results) == 1 {

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/idemchaos/idemchaos/reports"
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/sim/workload"
 	"github.com/idemchaos/idemchaos/targets/api"
@@ -27,7 +28,7 @@ type SoakConfig struct {
 // Soak is a soak in progress, and what it found.
 type Soak struct {
 	cfg     SoakConfig
-	Tally   *Tally
+	Tally   *reports.Tally
 	Started time.Time
 	Rounds  int
 	Stopped string // why no more rounds started
@@ -35,7 +36,7 @@ type Soak struct {
 
 // NewSoak prepares a soak.
 func NewSoak(cfg SoakConfig) *Soak {
-	return &Soak{cfg: cfg, Tally: NewTally(cfg.Strategies, cfg.Scenarios), Started: time.Now()}
+	return &Soak{cfg: cfg, Tally: reports.NewTally(cfg.Strategies, cfg.Scenarios), Started: time.Now()}
 }
 
 // SoakWatcher sees a soak go by: each round's cells (a Watcher, fresh per
@@ -93,7 +94,7 @@ func (k *Soak) cells(seed uint64) []scenarios.Cell {
 
 // tallying counts each finished cell, then passes it on.
 type tallying struct {
-	tally *Tally
+	tally *reports.Tally
 	round int
 	next  Watcher
 }
