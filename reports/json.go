@@ -1,6 +1,8 @@
 // Package reports renders finished results: the canonical JSON document, from
-// which every other format is produced, and the terminal table. Renderers are
-// downstream only: they never run anything.
+// which every other format is produced (the terminal table, JUnit XML,
+// Markdown, a self-contained HTML page), and the bench, soak and demo
+// texts. Renderers are downstream only: they never run anything, and they
+// link no store client or Toxiproxy. It is a stable API.
 package reports
 
 import (

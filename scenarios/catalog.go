@@ -1,6 +1,3 @@
-// Package scenarios holds the scenario catalog, the declared expectation of
-// every strategy under every scenario, and the runner that turns one
-// (strategy, scenario, seed) cell into a checked Result.
 package scenarios
 
 import (

@@ -70,15 +70,50 @@ func TestExternalCheckAndRepro(t *testing.T) {
 			t.Errorf("repro %q lacks %q", r, want)
 		}
 	}
-	bad := []External{
-		{URLs: []string{"ftp://127.0.0.1:1"}, LedgerQuery: "q", ClaimTimeout: time.Second},
-		{URLs: []string{"http://127.0.0.1"}, LedgerQuery: "q", ClaimTimeout: time.Second},
-		{URLs: []string{"http://127.0.0.1:1"}, ClaimTimeout: time.Second},
-		{URLs: []string{"http://127.0.0.1:1"}, LedgerQuery: "q"},
+	bad := map[string]External{
+		"want http://host:port": {Name: "x", URLs: []string{"ftp://127.0.0.1:1"}, LedgerQuery: "q", ClaimTimeout: time.Second},
+		"give the port":         {Name: "x", URLs: []string{"http://127.0.0.1"}, LedgerQuery: "q", ClaimTimeout: time.Second},
+		"no ledger query":       {Name: "x", URLs: []string{"http://127.0.0.1:1"}, ClaimTimeout: time.Second},
+		"claim timeout":         {Name: "x", URLs: []string{"http://127.0.0.1:1"}, LedgerQuery: "q"},
 	}
-	for _, b := range bad {
-		if b.Check() == nil {
-			t.Errorf("%+v accepted", b)
+	for want, b := range bad {
+		if err := b.Check(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%+v: %v; want %q", b, err, want)
+		}
+	}
+}
+
+// TestExternalSafetyRules: a target off loopback is refused unless remote
+// targets are allowed (and the repro line says so), and a target's name
+// must be a safe directory name, whoever builds the External.
+func TestExternalSafetyRules(t *testing.T) {
+	base := External{Name: "shop", LedgerQuery: "q", ClaimTimeout: time.Second}
+	for _, u := range []string{"http://10.1.2.3:80", "http://example.com:8080", "http://127.0.0.1:1,http://192.168.0.1:2"} {
+		e := base
+		e.URLs = strings.Split(u, ",")
+		if err := e.Check(); err == nil || !strings.Contains(err.Error(), "not a loopback address") {
+			t.Errorf("%s: %v; want refused", u, err)
+		}
+		e.AllowRemote = true
+		if err := e.Check(); err != nil {
+			t.Errorf("%s with remote allowed: %v", u, err)
+		}
+		if r := (Cell{Scenario: "missing-key", Target: &e}).Repro(); !strings.HasSuffix(r, " --allow-remote") {
+			t.Errorf("repro %q does not allow the remote target", r)
+		}
+	}
+	for _, u := range []string{"http://127.0.0.1:1", "http://localhost:1", "http://[::1]:1"} {
+		e := base
+		e.URLs = []string{u}
+		if err := e.Check(); err != nil {
+			t.Errorf("%s: %v", u, err)
+		}
+	}
+	for _, name := range []string{"", "../x", "a/b", ".", "..", "-x", strings.Repeat("a", 65), "a b"} {
+		e := base
+		e.Name, e.URLs = name, []string{"http://127.0.0.1:1"}
+		if err := e.Check(); err == nil || !strings.Contains(err.Error(), "it names directories") {
+			t.Errorf("name %q: %v; want refused", name, err)
 		}
 	}
 }

@@ -23,6 +23,8 @@
 // A probe is an attempt sent once every fault has healed and every claim
 // should have expired: when History.Quiesced is set, an attempt whose Call is
 // at or after Quiesced + ClaimTimeout. A probe must replay or execute.
+//
+// It is a stable API.
 package check
 
 import (

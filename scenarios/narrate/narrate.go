@@ -20,6 +20,9 @@
 // section.
 //
 // The package does no I/O.
+//
+// It is an internal part of idemchaos, not a stable API: it may change
+// between releases.
 package narrate
 
 import (

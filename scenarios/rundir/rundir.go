@@ -3,6 +3,10 @@
 // ledger and Redis snapshots, the observation and the result of every cell,
 // and the run's document. Every file is written atomically, so a crash never
 // leaves a half-written file that a reader mistakes for a whole one.
+//
+// The directory layout is documented (README: saving, re-checking and
+// reporting a run) and kept readable by later releases; this package's Go
+// API is not stable.
 package rundir
 
 import (

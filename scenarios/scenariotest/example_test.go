@@ -8,7 +8,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/idemchaos/idemchaos/scenarios/runner"
 	"github.com/idemchaos/idemchaos/scenarios/scenariotest"
 	"github.com/idemchaos/idemchaos/sim/history"
 )
@@ -95,7 +94,7 @@ func (s *shop) ledger(_ context.Context, keys []string) ([]history.Charge, error
 
 func target(s *shop) scenariotest.Target {
 	return scenariotest.Target{Handler: s, Ledger: scenariotest.LedgerFunc(s.ledger),
-		LedgerInfo: runner.LedgerInfo{ChargeIDs: true}}
+		LedgerInfo: scenariotest.LedgerInfo{ChargeIDs: true}}
 }
 
 // TestShopIsIdempotent is what a team writes: the correct shop passes.

@@ -11,7 +11,6 @@ import (
 
 	"github.com/idemchaos/idemchaos/reports"
 	"github.com/idemchaos/idemchaos/scenarios"
-	"github.com/idemchaos/idemchaos/scenarios/runner"
 	"github.com/idemchaos/idemchaos/scenarios/scenariotest"
 	"github.com/idemchaos/idemchaos/sim/history"
 )
@@ -48,7 +47,7 @@ func TestHTMLReportShowsTargetMarkupAsText(t *testing.T) {
 		defer h.mu.Unlock()
 		return append([]history.Charge(nil), h.charges...)
 	}
-	tg := scenariotest.Target{Handler: h, LedgerInfo: runner.LedgerInfo{ChargeIDs: true},
+	tg := scenariotest.Target{Handler: h, LedgerInfo: scenariotest.LedgerInfo{ChargeIDs: true},
 		Ledger: scenariotest.LedgerFunc(func(ctx context.Context, keys []string) ([]history.Charge, error) { return ledger(ctx, keys), nil })}
 	res, err := scenariotest.Check(t.Context(), tg, "dropped-response")
 	if err != nil {

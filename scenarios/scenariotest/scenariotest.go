@@ -10,6 +10,8 @@
 // Faults between the test and the service go through an embedded Toxiproxy
 // on loopback; scenarios that need the service's internals (failpoints) are
 // skipped with their reason.
+//
+// It is a stable API: the way a team's own tests drive idemchaos.
 package scenariotest
 
 import (
@@ -34,11 +36,11 @@ type Target struct {
 	Handler http.Handler
 	URL     string
 	// Ledger reads the charges made under the run's keys: the ground truth.
-	Ledger runner.LedgerReader
+	Ledger Ledger
 	// LedgerInfo says whether the charges name the charge id a success
 	// answer carries, and the attempt (X-Idemchaos-Attempt header) that
 	// made them.
-	LedgerInfo runner.LedgerInfo
+	LedgerInfo LedgerInfo
 	// Shape is the request the service expects (zero: the built-in API).
 	Shape client.Shape
 	// Profile is the contract promised (zero: ietf).
@@ -57,7 +59,20 @@ type Target struct {
 	AllowRemote bool
 }
 
-// LedgerFunc adapts a function to runner.LedgerReader.
+// Ledger reads a service's ground truth: the charges made under the given
+// idempotency keys, one history.Charge per row that moved money (Key,
+// Account, Amount; ID and AttemptID when the rows carry them).
+type Ledger interface {
+	Charges(ctx context.Context, keys []string) ([]history.Charge, error)
+}
+
+// LedgerInfo says what a ledger's rows name besides key, account and amount.
+type LedgerInfo struct {
+	ChargeIDs  bool // the charge id a success answer names
+	AttemptIDs bool // the attempt (X-Idemchaos-Attempt header) that made the charge
+}
+
+// LedgerFunc adapts a function to a Ledger.
 type LedgerFunc func(ctx context.Context, keys []string) ([]history.Charge, error)
 
 // Charges calls f.
@@ -81,7 +96,7 @@ func Check(ctx context.Context, t Target, scenario string) (scenarios.Result, er
 	}
 	defer toxi.Close()
 	e := t.external(url)
-	svc, err := runner.NewService(e, toxi, nil, t.Ledger, t.LedgerInfo)
+	svc, err := runner.NewService(e, toxi, nil, t.Ledger, runner.LedgerInfo(t.LedgerInfo))
 	if err != nil {
 		return scenarios.Result{}, err
 	}

@@ -1,12 +1,14 @@
 package scenariotest_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/scenariotest"
+	"github.com/idemchaos/idemchaos/sim/history"
 )
 
 // recorder is a testing.TB that keeps the errors a report raises.
@@ -61,5 +63,15 @@ func TestTargetNeedsALedger(t *testing.T) {
 	_, err := scenariotest.Check(t.Context(), scenariotest.Target{Handler: newShop(true)}, "missing-key")
 	if err == nil || !strings.Contains(err.Error(), "Ledger is required") {
 		t.Fatalf("err %v; want Ledger is required", err)
+	}
+}
+
+// TestRemoteURLNeedsAllowRemote: the go test API keeps the command line's
+// rule: load and faults go to loopback only unless the test allows more.
+func TestRemoteURLNeedsAllowRemote(t *testing.T) {
+	none := scenariotest.LedgerFunc(func(context.Context, []string) ([]history.Charge, error) { return nil, nil })
+	_, err := scenariotest.Check(t.Context(), scenariotest.Target{URL: "http://10.1.2.3:80", Ledger: none}, "missing-key")
+	if err == nil || !strings.Contains(err.Error(), "not a loopback address") {
+		t.Fatalf("error %v; want the loopback rule", err)
 	}
 }

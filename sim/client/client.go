@@ -8,6 +8,9 @@
 // asked, a request's body cannot be rewound by the transport, and every
 // attempt carries an id the server logs, so a re-send shows up as the same id
 // twice on the server.
+//
+// It is an internal part of idemchaos, not a stable API: it may change
+// between releases.
 package client
 
 import (

@@ -1,11 +1,15 @@
-// Package fault places network faults between the simulated clients and the
-// target, and (later) between the target and its stores, through Toxiproxy.
+// Package fault places network faults through Toxiproxy: between the
+// simulated clients and the target (a response dropped after the server
+// answered), and between the target and its stores (a cut or slowed link).
 //
 // Toxiproxy decides toxicity per TCP connection with an RNG that cannot be
 // seeded, so this package never relies on it: every toxic has toxicity 1 and
 // the harness decides per request, from the run's seed, which path a request
 // takes (a clean link or a faulty one). The same code drives the embedded
 // server and an external one (--toxiproxy-url).
+//
+// It is an internal part of idemchaos, not a stable API: it may change
+// between releases.
 package fault
 
 import (

@@ -3,7 +3,8 @@
 // and the ground truth read from the stores after the run.
 //
 // It is a leaf package (standard library only) so that the checker and the
-// renderers never depend on the code that produced the data.
+// renderers never depend on the code that produced the data. It is a
+// stable API, and its JSON is the format of history.jsonl.
 package history
 
 import "time"

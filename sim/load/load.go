@@ -12,6 +12,9 @@
 //
 // A run is bounded in rate, duration and count (see the Max constants); the
 // clock is injected, so the scheduler is tested on fake time.
+//
+// It is an internal part of idemchaos, not a stable API: it may change
+// between releases.
 package load
 
 import (

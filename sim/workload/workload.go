@@ -2,6 +2,9 @@
 // operations the simulated clients perform, each with the route and the fault
 // of every try. A plan is pure data, generated from the run's seed before
 // anything executes, so the same seed gives the same plan and fault schedule.
+//
+// It is an internal part of idemchaos, not a stable API: it may change
+// between releases.
 package workload
 
 import (

@@ -1,9 +1,12 @@
-// Package api is the wire contract of the payment API that idemchaos targets:
-// the request and response bodies of POST /v1/charges and GET /v1/accounts/{id},
-// the header names, and the canonical fingerprint of a charge request.
+// Package api is the contract between the harness and the payment API it
+// targets: the request and response bodies of POST /v1/charges and GET
+// /v1/accounts/{id}, the header names, the canonical fingerprint of a
+// charge request, the contract profiles, and the failpoints and injections
+// the harness may fire inside a target.
 //
-// It is shared by the built-in targets (server side) and the simulated clients
-// (client side), and depends on the standard library only.
+// It is shared by the built-in targets (server side) and the simulated
+// clients (client side), depends on the standard library only, and is a
+// stable API.
 package api
 
 import (

@@ -3,6 +3,9 @@
 // (cut a store link right after the Postgres commit, say). Strategies
 // evaluate the points they pass; an unarmed Set costs one atomic load per
 // point.
+//
+// It is an internal part of idemchaos, not a stable API: it may change
+// between releases.
 package failpoint
 
 import (

@@ -1,6 +1,9 @@
 // Package ledger is the Postgres ledger of the payment API: accounts, the
 // charges that really moved money, and the idempotency-key table that
 // Postgres-backed strategies use. It is the ground truth the checker reads.
+//
+// It is an internal part of idemchaos, not a stable API: it may change
+// between releases.
 package ledger
 
 import (

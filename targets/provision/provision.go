@@ -23,6 +23,9 @@
 // Processes are started in their own process group with a parent-death
 // signal, and data directories left behind by a killed run are removed by
 // Sweep, which Start calls first.
+//
+// It is an internal part of idemchaos, not a stable API: it may change
+// between releases.
 package provision
 
 import (

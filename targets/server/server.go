@@ -2,6 +2,9 @@
 // and validates requests, hands them to a strategy, and logs every attempt it
 // sees (with the harness's attempt id) so that hidden re-sends cannot escape
 // the history.
+//
+// It is an internal part of idemchaos, not a stable API: it may change
+// between releases.
 package server
 
 import (

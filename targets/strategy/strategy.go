@@ -5,6 +5,9 @@
 //
 // A strategy owns its transaction and lock boundaries (as pgx.BeginTxFunc
 // does) and calls back into the ledger for the money movement.
+//
+// It is an internal part of idemchaos, not a stable API: it may change
+// between releases.
 package strategy
 
 import (

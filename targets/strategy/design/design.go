@@ -5,6 +5,9 @@
 // narrator, the reports and the command line read them without linking
 // the strategies' Redis and Postgres code; targets/strategy builds each
 // design by its name.
+//
+// It is an internal part of idemchaos, not a stable API: it may change
+// between releases.
 package design
 
 import (
