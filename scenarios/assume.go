@@ -2,6 +2,11 @@ package scenarios
 
 import (
 	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/sim/workload"
@@ -69,6 +74,10 @@ func assumeGeneric(o Observation, hidden int) []string {
 	if hidden > 0 {
 		out = append(out, fmt.Sprintf("%d attempts reached the server that the client never sent on purpose (transport re-sends)", hidden))
 	}
+	if o.Unsettled {
+		out = append(out, fmt.Sprintf("the ledger was still changing %s after the last request: charges landed late (raise --settle if the service commits slowly)",
+			o.Settled.Round(time.Millisecond)))
+	}
 	return out
 }
 
@@ -99,11 +108,20 @@ func serverSeen(o Observation) bool {
 	return false
 }
 
-// assumeFromPlan derives the self-checks of a run on a user's service from
-// what its plan exercised: released groups must overlap, dropped responses
-// must hide an answer, store faults must fire.
+// assumeService is what a user's service must have done for its run to
+// mean anything at all, findings or not: answered as a payment API (not
+// only 404/405: the wrong path).
+func assumeService(o Observation) []string { return assumeRightPath(o) }
+
+// assumeFromPlan derives the self-checks of a passing run on a user's
+// service from what its plan exercised: a keyed charge accepted at least
+// once, released groups overlapping, dropped responses hiding an answer,
+// store faults firing.
 func assumeFromPlan(plan workload.Plan) func(Observation) []string {
 	var checks []func(Observation) []string
+	if planKeyed(plan) {
+		checks = append(checks, assumeAccepted)
+	}
 	groups := map[int]int{}
 	for _, op := range plan.Ops {
 		if op.Group >= 0 {
@@ -127,4 +145,61 @@ func assumeFromPlan(plan workload.Plan) func(Observation) []string {
 		checks = append(checks, assumeInjected)
 	}
 	return allOf(checks)
+}
+
+// assumeRightPath: a service that answered every request 404 or 405 was
+// asked at the wrong path; its answers prove nothing about idempotency.
+func assumeRightPath(o Observation) []string {
+	st := statuses(o)
+	if len(st) == 0 {
+		return nil
+	}
+	for code := range st {
+		if code != http.StatusNotFound && code != http.StatusMethodNotAllowed {
+			return nil
+		}
+	}
+	return []string{fmt.Sprintf("every answer was %s: the service was asked at the wrong path (check the URL's prefix and --path)",
+		statusText(st))}
+}
+
+// assumeAccepted: a run whose keyed charges were all refused (a body the
+// service does not take, unknown accounts) never exercised a key.
+func assumeAccepted(o Observation) []string {
+	for _, a := range o.History.Attempts {
+		if a.Key != "" && a.Outcome == history.Acked {
+			return nil
+		}
+	}
+	st := statuses(o)
+	if len(st) == 0 {
+		return nil // nothing answered: the runner says so
+	}
+	return []string{fmt.Sprintf("no charge with a key was accepted (answers: %s): check --body, --path and --accounts",
+		statusText(st))}
+}
+
+// statuses counts the HTTP answers the client got, by status.
+func statuses(o Observation) map[int]int {
+	out := map[int]int{}
+	for _, a := range o.History.Attempts {
+		if a.Status != 0 && !a.Hidden {
+			out[a.Status]++
+		}
+	}
+	return out
+}
+
+// statusText writes status counts as "404 ×12, 405 ×3", by status.
+func statusText(m map[int]int) string {
+	var parts []string
+	for _, code := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf("%d ×%d", code, m[code]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// planKeyed reports whether the plan sends a request with a key.
+func planKeyed(plan workload.Plan) bool {
+	return slices.ContainsFunc(plan.Ops, func(op workload.Op) bool { return op.Key != "" })
 }

@@ -32,6 +32,9 @@ type External struct {
 	ClaimTimeout time.Duration `json:"claim_timeout_ns"`
 	// KeyTTL is the service's documented key retention (0: forever).
 	KeyTTL time.Duration `json:"key_ttl_ns,omitempty"`
+	// Settle bounds how long after the last request the ledger is read
+	// again until it stops changing (0: ClaimTimeout).
+	Settle time.Duration `json:"settle_ns,omitempty"`
 	// PostgresProxy and RedisProxy name Toxiproxy proxies the service's
 	// store traffic already goes through; they enable the store faults.
 	PostgresProxy string `json:"postgres_proxy,omitempty"`
@@ -73,6 +76,9 @@ func (t External) Check() error {
 	}
 	if t.KeyTTL < 0 {
 		return fmt.Errorf("key ttl %v: want 0 (forever) or more", t.KeyTTL)
+	}
+	if t.Settle < 0 || t.Settle > 10*time.Minute {
+		return fmt.Errorf("settle %v: want 0 (the claim timeout) to 10m", t.Settle)
 	}
 	return t.Shape.Check()
 }
@@ -201,4 +207,13 @@ func (c Cell) externalDefaults() Cell {
 		c.Strategy = c.Target.Name
 	}
 	return c
+}
+
+// SettleBound is how long the ledger is given to stop changing after the
+// last request.
+func (t External) SettleBound() time.Duration {
+	if t.Settle > 0 {
+		return t.Settle
+	}
+	return t.ClaimTimeout
 }

@@ -30,6 +30,9 @@ func (t External) Repro(c Cell) string {
 	if t.KeyTTL > 0 {
 		flag("key-ttl", t.KeyTTL.String())
 	}
+	if t.Settle > 0 {
+		flag("settle", t.Settle.String())
+	}
 	flag("accounts", strings.Join(t.Accounts, ","))
 	flag("currency", t.Currency)
 	flag("path", t.Shape.Path)

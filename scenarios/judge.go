@@ -25,6 +25,9 @@ func Judge(rec Record) Result {
 		DurationMS: took.Milliseconds(), Expected: expected, Faults: len(plan.Faults()),
 		Findings: rep.Findings, Timelines: timelines(rep.Findings, obs), Repro: c.Repro()}
 	res.Assumptions = assumeGeneric(obs, hidden)
+	if c.Target != nil {
+		res.Assumptions = append(res.Assumptions, assumeService(obs)...)
+	}
 	switch {
 	case len(res.Assumptions) > 0:
 		res.Verdict = Inconclusive

@@ -31,6 +31,11 @@ type Observation struct {
 	GateHeld int `json:"gate_held"`
 	// Trace lists the failpoints requests passed, in the order they got there.
 	Trace []Event `json:"trace,omitempty"`
+	// Settled is how long after the last request the ledger stopped
+	// changing (a user's service); Unsettled says it still moved at the
+	// bound, so late charges may be missing from the ground truth.
+	Settled   time.Duration `json:"settled_ns,omitempty"`
+	Unsettled bool          `json:"unsettled,omitempty"`
 }
 
 // Event is a request reaching a failpoint inside the target.

@@ -147,7 +147,11 @@ func (p *progress) Finish(r scenarios.Result, rec scenarios.Record) {
 	if p.quiet || p.tty {
 		return
 	}
-	fmt.Fprintf(p.w, "[%d/%d] %s / %s seed %d: %s (%d ms)\n", p.n, p.total, r.Strategy, r.Scenario, r.Seed, r.Verdict, r.DurationMS)
+	settled := ""
+	if rec.Cell.Target != nil {
+		settled = fmt.Sprintf("; the ledger settled %s after the last request", rec.Obs.Settled.Round(time.Millisecond))
+	}
+	fmt.Fprintf(p.w, "[%d/%d] %s / %s seed %d: %s (%d ms%s)\n", p.n, p.total, r.Strategy, r.Scenario, r.Seed, r.Verdict, r.DurationMS, settled)
 }
 
 func (p *progress) done() {

@@ -18,7 +18,7 @@ type targetFlags struct {
 	path, body, keyHeader, success     string
 	chargeID, replayHeader             string
 	toxiproxyURL, pgProxy, redisProxy  string
-	claimTimeout, keyTTL               time.Duration
+	claimTimeout, keyTTL, settle       time.Duration
 	allowRemote                        bool
 }
 
@@ -40,6 +40,7 @@ func (t *targetFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&t.redisProxy, "redis-proxy", "", "Toxiproxy proxy your service's Redis traffic goes through (enables Redis faults; needs --toxiproxy-url)")
 	fs.DurationVar(&t.claimTimeout, "claim-timeout", scenarios.DefaultClaimTimeout, "the longest your service keeps a key in flight (stuck-key probes wait this long)")
 	fs.DurationVar(&t.keyTTL, "key-ttl", 0, "your service's key retention (0: forever)")
+	fs.DurationVar(&t.settle, "settle", 0, "after the last request, read the ledger again until it stops changing, for at most this long (default: --claim-timeout)")
 	fs.BoolVar(&t.allowRemote, "allow-remote", false, "allow a target that is not on a loopback address")
 }
 
@@ -49,7 +50,7 @@ func (t *targetFlags) set() bool { return t.urls != "" }
 // external builds and checks the target description.
 func (t *targetFlags) external() (scenarios.External, error) {
 	e := scenarios.External{Name: t.name, LedgerQuery: t.ledgerQuery, Currency: t.currency,
-		ClaimTimeout: t.claimTimeout, KeyTTL: t.keyTTL, PostgresProxy: t.pgProxy, RedisProxy: t.redisProxy,
+		ClaimTimeout: t.claimTimeout, KeyTTL: t.keyTTL, Settle: t.settle, PostgresProxy: t.pgProxy, RedisProxy: t.redisProxy,
 		Toxiproxy: t.toxiproxyURL, AllowRemote: t.allowRemote,
 		Shape: client.Shape{Path: t.path, Body: t.body, KeyHeader: t.keyHeader, ChargeID: t.chargeID, ReplayHeader: t.replayHeader}}
 	e.URLs = splitCSV(t.urls)

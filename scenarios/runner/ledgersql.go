@@ -4,18 +4,42 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemchaos/idemchaos/sim/history"
+	"github.com/idemchaos/idemchaos/targets/provision"
 )
 
 // LedgerReader reads a service's ground truth: the charges made under the
-// given idempotency keys.
+// given idempotency keys, in the ledger's order. Seq and ID may be left
+// out: the Service numbers the rows in the order given and names a row
+// without an id "row-N", whatever the reader.
 type LedgerReader interface {
 	Charges(ctx context.Context, keys []string) ([]history.Charge, error)
+}
+
+// readCharges reads the ledger and numbers its rows.
+func readCharges(ctx context.Context, l LedgerReader, keys []string) ([]history.Charge, error) {
+	cs, err := l.Charges(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := slices.Clone(cs)
+	for i := range out {
+		if out[i].Seq == 0 {
+			out[i].Seq = int64(i + 1)
+		}
+		if out[i].ID == "" {
+			out[i].ID = fmt.Sprintf("row-%d", out[i].Seq)
+		}
+	}
+	return out, nil
 }
 
 // Ledger query columns: required first, then optional.
@@ -36,27 +60,47 @@ type SQLLedger struct {
 }
 
 // OpenSQLLedger connects and checks that query returns the columns a
-// ledger needs; the error says exactly what does not fit.
+// ledger needs. A URL or query that does not fit is a *BadInputError
+// saying exactly what is wrong; a ledger that cannot be reached is a plain
+// error (the environment).
 func OpenSQLLedger(ctx context.Context, dsn, query string) (*SQLLedger, error) {
 	query = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(query), ";"))
 	if strings.Contains(query, "$1") {
-		return nil, errors.New("ledger query: takes no parameters ($1): idemchaos filters the rows by the run's keys itself")
+		return nil, &BadInputError{errors.New("ledger query: takes no parameters ($1): idemchaos filters the rows by the run's keys itself")}
 	}
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("ledger url: %v", oneLine(err))
+		return nil, &BadInputError{fmt.Errorf("ledger url: %v", oneLine(err))}
 	}
 	cfg.MaxConns, cfg.ConnConfig.ConnectTimeout = 2, 5*time.Second
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("ledger url: %v", oneLine(err))
+		return nil, &BadInputError{fmt.Errorf("ledger url: %v", oneLine(err))}
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("ledger %s: cannot connect: %s", provision.Redact(dsn), connectCause(err))
 	}
 	l := &SQLLedger{pool: pool}
 	if err := l.describe(ctx, query); err != nil {
 		pool.Close()
-		return nil, err
+		return nil, &BadInputError{err}
 	}
 	return l, nil
+}
+
+// connectCause is why a connection failed, once: pgx joins the same dial
+// error for each attempt it made.
+func connectCause(err error) string {
+	var op *net.OpError
+	if errors.As(err, &op) {
+		return op.Error()
+	}
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		return pg.Message
+	}
+	return oneLine(err)
 }
 
 // Close releases the connections.
@@ -124,7 +168,7 @@ func (l *SQLLedger) Charges(ctx context.Context, keys []string) ([]history.Charg
 	defer rows.Close()
 	var out []history.Charge
 	for rows.Next() {
-		c := history.Charge{Seq: int64(len(out) + 1)}
+		var c history.Charge
 		dest := []any{&c.Key, &c.Account, &c.Amount}
 		if l.optional["id"] {
 			dest = append(dest, &c.ID)
@@ -134,9 +178,6 @@ func (l *SQLLedger) Charges(ctx context.Context, keys []string) ([]history.Charg
 		}
 		if err := rows.Scan(dest...); err != nil {
 			return nil, fmt.Errorf("ledger query: row %d: %v", len(out)+1, oneLine(err))
-		}
-		if c.ID == "" {
-			c.ID = fmt.Sprintf("row-%d", c.Seq)
 		}
 		out = append(out, c)
 	}

@@ -13,6 +13,8 @@ package runner
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/binary"
 
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/rundir"
@@ -25,9 +27,10 @@ type Executor interface {
 }
 
 // Run is the pipeline of one cell: prepare it (defaults, and the plan and
-// fault schedule from the seed alone), save the cell and its plan in the
-// run directory out before anything runs (out "" saves nothing), execute
-// it, judge it, and save everything it observed with its result. An error
+// fault schedule from the seed alone; against a user's service, fresh keys
+// for this run: its ledger outlives runs), save the cell and its plan in
+// the run directory out before anything runs (out "" saves nothing),
+// execute it, judge it, and save everything it observed with its result. An error
 // means the harness could not run the cell (environment), not that the
 // target misbehaved; a *scenarios.SkipError says the cell cannot run
 // against that target.
@@ -35,6 +38,9 @@ func Run(ctx context.Context, e Executor, c scenarios.Cell, out string) (scenari
 	c, plan, err := scenarios.Prepare(c)
 	if err != nil {
 		return scenarios.Result{}, scenarios.Record{}, err
+	}
+	if c.Target != nil {
+		plan = plan.Rekey(newNonce())
 	}
 	dir := rundir.CellDir(out, c)
 	if out != "" {
@@ -51,4 +57,11 @@ func Run(ctx context.Context, e Executor, c scenarios.Cell, out string) (scenari
 		err = rundir.WriteRecord(dir, rec, res)
 	}
 	return res, rec, err
+}
+
+// newNonce draws a run's nonce: never 0, which means none.
+func newNonce() uint64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return binary.LittleEndian.Uint64(b[:]) | 1
 }

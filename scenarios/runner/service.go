@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -87,18 +89,59 @@ func (r *Service) Execute(ctx context.Context, c scenarios.Cell, plan workload.P
 	if err != nil {
 		return scenarios.Record{}, err
 	}
+	if err := r.reachable(ctx); err != nil {
+		return scenarios.Record{}, err
+	}
 	start := time.Now()
 	obs, err := r.execute(ctx, c, sc, plan)
+	if err == nil {
+		err = answered(obs.History.Attempts, r.target.URLs)
+	}
 	if err != nil {
 		return scenarios.Record{}, fmt.Errorf("run %s/%s: %w", c.Strategy, c.Scenario, err)
 	}
 	return scenarios.Record{Cell: c, Plan: plan, Obs: obs, Facts: &scenarios.Facts{}, Took: time.Since(start)}, nil
 }
 
+// dialTimeout bounds the check that something listens at a target URL.
+const dialTimeout = 2 * time.Second
+
+// reachable checks that something accepts connections at every URL of the
+// target, before anything is sent: a service that is down is an
+// environment error, never a run that proves nothing.
+func (r *Service) reachable(ctx context.Context) error {
+	for i, u := range r.target.URLs {
+		host, _, err := r.target.Endpoint(i)
+		if err != nil {
+			return err
+		}
+		d := net.Dialer{Timeout: dialTimeout}
+		conn, err := d.DialContext(ctx, "tcp", host)
+		if err != nil {
+			return fmt.Errorf("target %s: nothing answers there (%v); is the service running?", u, err)
+		}
+		conn.Close()
+	}
+	return nil
+}
+
+// answered is an environment error when no request of the run got an
+// HTTP answer: the service takes connections but answers nothing. (Target
+// URLs carry no password: External.Check refuses one.)
+func answered(attempts []history.Attempt, urls []string) error {
+	for _, a := range attempts {
+		if a.Status != 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("target never answered: none of the %d requests got an HTTP answer from %s; is it an HTTP service, and is it up?",
+		len(attempts), strings.Join(urls, ", "))
+}
+
 func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Scenario, plan workload.Plan) (scenarios.Observation, error) {
 	var obs scenarios.Observation
 	keys := planKeys(plan)
-	before, err := r.ledger.Charges(ctx, keys)
+	before, err := readCharges(ctx, r.ledger, keys)
 	if err != nil {
 		return obs, err
 	}
@@ -125,11 +168,102 @@ func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	obs.History.Seed, obs.History.Attempts = c.Seed, attempts
 	obs.History.ClaimTimeout, obs.History.KeyTTL = c.ClaimTTL, c.KeyTTL
 	obs.Injected = int(injected.Load())
-	charges, err := r.ledger.Charges(ctx, keys)
+	last := since()
+	charges, stable, err := r.settle(ctx, keys, ackedKeys(attempts))
 	obs.History.End = since()
+	obs.Settled, obs.Unsettled = obs.History.End-last, !stable
 	obs.Ledger = history.Ledger{Charges: charges, RowsAtStart: len(before),
 		NoAttemptIDs: !r.info.AttemptIDs, NoChargeIDs: !r.info.ChargeIDs}
 	return obs, err
+}
+
+// Settling: the ledger is read again every settlePoll until it has not
+// changed for settleQuiet (or half the bound, if less).
+const (
+	settlePoll  = 100 * time.Millisecond
+	settleQuiet = 500 * time.Millisecond
+)
+
+// settle reads the charges under keys until they stop changing, for at
+// most the target's settle bound: a service may still be committing work
+// its client gave up on, or commit after it answered, and a charge that
+// lands late must not be missed. Before the bound the ledger counts as
+// settled once it has been quiet for the quiet window and holds a charge
+// for every key the client was told was charged (acked); at the bound it
+// counts as settled if it has been quiet that long (a key still missing is
+// then the service's own lost ack). stable is false when the ledger still
+// moved within the quiet window at the bound.
+func (r *Service) settle(ctx context.Context, keys []string, acked map[string]bool) (charges []history.Charge, stable bool, err error) {
+	bound := r.target.SettleBound()
+	quiet := min(settleQuiet, bound/2)
+	start := time.Now()
+	if charges, err = readCharges(ctx, r.ledger, keys); err != nil {
+		return nil, false, err
+	}
+	changed := start
+	for {
+		calm := time.Since(changed) >= quiet
+		switch {
+		case calm && holdsEvery(charges, acked):
+			return charges, true, nil
+		case time.Since(start) >= bound:
+			return charges, calm, nil
+		}
+		if err := sleep(ctx, settlePoll); err != nil {
+			return charges, false, err
+		}
+		now, err := readCharges(ctx, r.ledger, keys)
+		if err != nil {
+			return charges, false, err
+		}
+		if !sameCharges(now, charges) {
+			charges, changed = now, time.Now()
+		}
+	}
+}
+
+// holdsEvery reports whether there is a charge for every key of keys.
+func holdsEvery(charges []history.Charge, keys map[string]bool) bool {
+	held := make(map[string]bool, len(charges))
+	for _, c := range charges {
+		held[c.Key] = true
+	}
+	for k := range keys {
+		if !held[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// ackedKeys are the keys the client was told were charged.
+func ackedKeys(attempts []history.Attempt) map[string]bool {
+	out := map[string]bool{}
+	for _, a := range attempts {
+		if a.Key != "" && a.Outcome == history.Acked {
+			out[a.Key] = true
+		}
+	}
+	return out
+}
+
+// sameCharges reports whether two reads of the ledger found the same rows.
+func sameCharges(a, b []history.Charge) bool {
+	return slices.EqualFunc(a, b, func(x, y history.Charge) bool {
+		return x.Key == y.Key && x.Account == y.Account && x.Amount == y.Amount && x.ID == y.ID && x.AttemptID == y.AttemptID
+	})
+}
+
+// sleep waits d, or less if ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // around applies a try's store fault as it is sent and heals it when the

@@ -46,7 +46,7 @@ func OpenService(ctx context.Context, t scenarios.External, ledgerURL string) (*
 	closers = append(closers, front.Close)
 	ledger, err := OpenSQLLedger(ctx, ledgerURL, t.LedgerQuery)
 	if err != nil {
-		return fail(&BadInputError{err})
+		return fail(err)
 	}
 	closers = append(closers, func() error { ledger.Close(); return nil })
 	svc, err := NewService(t, front, stores, ledger, ledger.Info())

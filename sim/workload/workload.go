@@ -8,8 +8,11 @@
 package workload
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -77,6 +80,32 @@ func (o Op) TryAt(n int) Try {
 type Plan struct {
 	Accounts []Account `json:"accounts"`
 	Ops      []Op      `json:"ops"`
+	// Nonce, when set, made the plan's keys fresh for this run (Rekey): a
+	// user's ledger outlives runs, so the same seed twice must not send the
+	// same keys twice.
+	Nonce uint64 `json:"nonce,omitempty"`
+}
+
+// Rekey gives every key of the plan a fresh one derived from the key and
+// nonce, the same key always getting the same new one: ops that shared a
+// key still share one, and nothing else changes. The nonce is kept.
+func (p Plan) Rekey(nonce uint64) Plan {
+	out := p
+	out.Ops = slices.Clone(p.Ops)
+	out.Nonce = nonce
+	for i := range out.Ops {
+		if k := out.Ops[i].Key; k != "" {
+			out.Ops[i].Key = derivedKey(nonce, k)
+		}
+	}
+	return out
+}
+
+// derivedKey is the UUIDv4 drawn from a stream seeded by nonce and key.
+func derivedKey(nonce uint64, key string) string {
+	sum := sha256.Sum256([]byte(key))
+	rng := rand.New(rand.NewPCG(nonce, binary.LittleEndian.Uint64(sum[:8])))
+	return NewKey(rng)
 }
 
 // Fault is one entry of the fault schedule.

@@ -70,3 +70,29 @@ func TestValidate(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestRekeyIsFreshAndKeepsSharing(t *testing.T) {
+	type Op = workload.Op
+	p := workload.Plan{Ops: []Op{{ID: 0, Key: "a", Amount: 1}, {ID: 1, Key: "a", Amount: 1}, {ID: 2, Key: "b", Amount: 2}, {ID: 3, Amount: 3}}}
+	r := p.Rekey(7)
+	if r.Nonce != 7 || r.Ops[0].Key == "a" || r.Ops[0].Key != r.Ops[1].Key || r.Ops[2].Key == r.Ops[0].Key || r.Ops[3].Key != "" {
+		t.Fatalf("rekeyed %+v", r.Ops)
+	}
+	if p.Ops[0].Key != "a" {
+		t.Fatal("Rekey changed the plan it was given")
+	}
+	if again := p.Rekey(7); again.Ops[2].Key != r.Ops[2].Key {
+		t.Fatal("the same nonce gave other keys")
+	}
+	if other := p.Rekey(8); other.Ops[0].Key == r.Ops[0].Key {
+		t.Fatal("another nonce gave the same keys")
+	}
+	if !uuidV4.MatchString(r.Ops[0].Key) {
+		t.Fatalf("key %q is not a UUIDv4", r.Ops[0].Key)
+	}
+	for i := range p.Ops {
+		if r.Ops[i].Amount != p.Ops[i].Amount || r.Ops[i].ID != p.Ops[i].ID {
+			t.Fatalf("op %d changed beyond its key", i)
+		}
+	}
+}
