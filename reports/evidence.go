@@ -44,6 +44,20 @@ func classify(c Cell) status {
 	return stPass
 }
 
+// service reports whether the cell is of a user's own service: it must
+// pass, and there is no catalog to speak of.
+func (c Cell) service() bool { return len(c.Results) > 0 && c.Results[0].Service }
+
+// services reports whether every cell is of a user's service.
+func services(cells []Cell) bool {
+	for _, c := range cells {
+		if !c.service() {
+			return false
+		}
+	}
+	return len(cells) > 0
+}
+
 // notCaught reports whether a cell declared to fail passed on every seed.
 func notCaught(c Cell) bool {
 	return classify(c) == stUnexpected && c.Verdict() == scenarios.Pass
@@ -63,10 +77,14 @@ func outcome(cells []Cell) (mark, text string) {
 		}
 	}
 	switch {
+	case unexpected > 0 && services(cells):
+		return "❌", plural(unexpected, "scenario") + " failed"
 	case unexpected > 0:
 		return "❌", plural(unexpected, "cell") + " not as declared"
 	case inconclusive > 0:
 		return "⚠️", plural(inconclusive, "cell") + " inconclusive"
+	case services(cells):
+		return "✅", "every scenario passed"
 	}
 	return "✅", fmt.Sprintf("every cell as declared (%s caught)", plural(caught, "flawed cell"))
 }
@@ -136,6 +154,15 @@ func runParts(doc Document, code func(string) string) []string {
 	return parts
 }
 
+// declarationOf says what a cell must do: what the catalog declares for a
+// built-in strategy, pass for a user's service.
+func declarationOf(r scenarios.Result) string {
+	if r.Service {
+		return "your service must pass"
+	}
+	return declaration(r.Expected)
+}
+
 // declaration says what the catalog declares for a result.
 func declaration(expected []check.Anomaly) string {
 	if len(expected) == 0 {
@@ -146,6 +173,9 @@ func declaration(expected []check.Anomaly) string {
 
 // seedState is a result's verdict read against its declaration.
 func seedState(r scenarios.Result) string {
+	if r.Service {
+		return string(r.Verdict)
+	}
 	switch r.Class() {
 	case scenarios.Unproven:
 		return "inconclusive"
@@ -204,7 +234,10 @@ func cellText(c Cell) string {
 func cellMark(c Cell) string {
 	switch classify(c) {
 	case stUnexpected:
-		if notCaught(c) {
+		switch {
+		case c.service():
+			return ""
+		case notCaught(c):
 			return " · ❗ not caught"
 		}
 		return " · ❗ unexpected"

@@ -25,6 +25,8 @@ var htmlTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 
 type htmlPage struct {
 	Mark, Outcome, Run string
+	Service            bool // every cell is of a user's own service
+	Skipped            []Skip
 	Scenarios          []string
 	Rows               []htmlRow
 	Summary            Summary
@@ -96,7 +98,8 @@ func WriteHTML(w io.Writer, doc Document) error {
 
 func pageOf(doc Document) htmlPage {
 	cells := Cells(doc.Results)
-	p := htmlPage{Summary: Summarize(doc.Results), Run: runLine(doc), Latency: latencyRows(doc.Latency)}
+	p := htmlPage{Summary: Summarize(doc.Results), Run: runLine(doc), Latency: latencyRows(doc.Latency),
+		Service: services(cells), Skipped: doc.Skipped}
 	p.Mark, p.Outcome = outcome(cells)
 	strategies, scens := axes(cells)
 	p.Scenarios = scens
@@ -132,7 +135,7 @@ func runLine(doc Document) string {
 // cellClass colours a cell by verdict and flags one not as declared.
 func cellClass(c Cell) string {
 	class := "v-" + string(c.Verdict())
-	if classify(c) == stUnexpected {
+	if classify(c) == stUnexpected && !c.service() {
 		class += " unexpected"
 	}
 	return class
@@ -143,7 +146,7 @@ func matrixCellOf(c Cell, anchor string) htmlMatrixCell {
 	if rs, _ := shown(c); len(rs) > 0 {
 		m.Anchor = anchor
 	}
-	lines := []string{c.Strategy + " / " + c.Scenario, declaration(c.Results[0].Expected)}
+	lines := []string{c.Strategy + " / " + c.Scenario, declarationOf(c.Results[0])}
 	for _, r := range c.Results {
 		lines = append(lines, fmt.Sprintf("seed %d: %s", r.Seed, seedState(r)))
 	}
@@ -157,8 +160,11 @@ func matrixCellOf(c Cell, anchor string) htmlMatrixCell {
 func htmlCellOf(c Cell, anchor string) htmlCell {
 	state := map[status]string{stCaught: "caught as declared", stInconclusive: "inconclusive",
 		stUnexpected: "NOT as declared", stPass: "pass"}[classify(c)]
+	if c.service() && classify(c) == stUnexpected {
+		state = "failed"
+	}
 	h := htmlCell{Anchor: anchor, Strategy: c.Strategy, Scenario: c.Scenario, State: state,
-		Class: cellClass(c), Declaration: declaration(c.Results[0].Expected), Anomalies: sortedKeys(c.Anomalies())}
+		Class: cellClass(c), Declaration: declarationOf(c.Results[0]), Anomalies: sortedKeys(c.Anomalies())}
 	rs, more := shown(c)
 	h.More = more
 	for _, r := range rs {

@@ -21,6 +21,10 @@ const (
 	JUnitNotCaught = "not_caught"
 	// JUnitInconclusive: a run's own assumptions failed; nothing was proved.
 	JUnitInconclusive = "inconclusive"
+	// JUnitBroken: an invariant was broken where no failure is declared
+	// (a user's own service, or the single cell of a run, whose exit code
+	// is its verdict).
+	JUnitBroken = "invariant_broken"
 )
 
 type junitSuites struct {
@@ -76,7 +80,9 @@ type junitProblem struct {
 // A cell not as the catalog declares is a <failure>; an inconclusive one an
 // <error>. A cell that fails as declared (a flawed strategy caught) passes,
 // with its evidence in <system-out>: the build is green when the harness
-// catches what it should.
+// catches what it should. A run's single cell (command run or demo) and a
+// user's service are read by their verdict instead, as their exit codes
+// are: a failure is a <failure> of type invariant_broken.
 func WriteJUnit(w io.Writer, doc Document) error {
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
@@ -102,7 +108,7 @@ func junitOf(doc Document) junitSuites {
 			at[c.Strategy] = i
 			root.Suites = append(root.Suites, junitSuite{Name: c.Strategy, Timestamp: junitTimestamp(doc)})
 		}
-		tc, ms := junitCaseOf(c)
+		tc, ms := junitCaseOf(c, byVerdict(doc, c))
 		root.Suites[i].add(tc, ms)
 		total += ms
 	}
@@ -149,14 +155,28 @@ func junitTimestamp(doc Document) string {
 
 func seconds(ms int64) string { return fmt.Sprintf("%d.%03d", ms/1000, ms%1000) }
 
+// byVerdict reports whether a cell is read by its verdict alone.
+func byVerdict(doc Document, c Cell) bool {
+	return c.service() || doc.Command == "run" || doc.Command == "demo"
+}
+
 // junitCaseOf renders one cell and returns its duration in milliseconds.
-func junitCaseOf(c Cell) (junitCase, int64) {
+func junitCaseOf(c Cell, verdictOnly bool) (junitCase, int64) {
 	var ms int64
 	for _, r := range c.Results {
 		ms += r.DurationMS
 	}
 	tc := junitCase{ClassName: "idemchaos." + c.Strategy, Name: c.Scenario, Time: seconds(ms)}
 	evidence := xmlSafe(cellEvidence(c))
+	if verdictOnly {
+		switch c.Verdict() {
+		case scenarios.Fail:
+			tc.Failure = &junitProblem{Message: cellMessage(c), Type: JUnitBroken, Text: evidence}
+		case scenarios.Inconclusive:
+			tc.Error = &junitProblem{Message: cellMessage(c), Type: JUnitInconclusive, Text: evidence}
+		}
+		return tc, ms
+	}
 	switch classify(c) {
 	case stUnexpected:
 		typ := JUnitNotAsDeclared
@@ -187,7 +207,7 @@ func cellMessage(c Cell) string {
 	if m := c.Overcharged(); m > 0 {
 		s += "; " + Money(m) + " overcharged"
 	}
-	if classify(c) == stUnexpected {
+	if classify(c) == stUnexpected && !c.service() {
 		s += " (NOT as declared; " + declaration(c.Results[0].Expected) + ")"
 	}
 	return s
@@ -200,7 +220,7 @@ func cellEvidence(c Cell) string {
 	var b strings.Builder
 	rs, more := shown(c)
 	for _, r := range rs {
-		fmt.Fprintf(&b, "seed %d: %s (%s)\n", r.Seed, seedState(r), declaration(r.Expected))
+		fmt.Fprintf(&b, "seed %d: %s (%s)\n", r.Seed, seedState(r), declarationOf(r))
 		if a := counts(r.Anomalies, check.Anomaly.String, ", "); a != "" {
 			fmt.Fprintf(&b, "  anomalies: %s\n", a)
 		}

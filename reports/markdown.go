@@ -82,6 +82,10 @@ func mdLegend(cells []Cell) string {
 	s := "Cell: verdict, seeds that did not pass / seeds run, anomaly counts summed over seeds. " +
 		"❗ unexpected: not what the catalog declares for this strategy; ❗ not caught: a flawed strategy passed; " +
 		"⚠️ inconclusive: a run's own assumptions failed, nothing proved."
+	if services(cells) {
+		s = "Cell: verdict, seeds that did not pass / seeds run, anomaly counts summed over seeds. " +
+			"⚠️ inconclusive: the run could not prove anything (its reason is listed below)."
+	}
 	if len(abbrevs) > 0 {
 		s += "\nAnomalies: " + strings.Join(abbrevs, ", ") + "."
 	}
@@ -91,6 +95,11 @@ func mdLegend(cells []Cell) string {
 // mdSummary writes the run counts and the money at stake.
 func mdSummary(b *strings.Builder, rs []scenarios.Result) {
 	s := Summarize(rs)
+	if services(Cells(rs)) {
+		fmt.Fprintf(b, "**%s**: %d pass, **%d fail**, %d inconclusive; %s overcharged in all.\n",
+			plural(s.Cells, "run"), s.Pass, s.Fail, s.Inconclusive, Money(s.Overcharged))
+		return
+	}
 	fmt.Fprintf(b, "**%s**: %d pass, %d fail, %d inconclusive; **%d not as declared**; %s overcharged in all.\n",
 		plural(s.Cells, "run"), s.Pass, s.Fail, s.Inconclusive, s.Unexpected, Money(s.Overcharged))
 }
@@ -98,11 +107,18 @@ func mdSummary(b *strings.Builder, rs []scenarios.Result) {
 // mdCell writes the evidence of one cell that did not pass.
 func mdCell(b *strings.Builder, c Cell) {
 	mark := map[status]string{stCaught: "❌ caught as declared", stInconclusive: "⚠️ inconclusive", stUnexpected: "❗ NOT as declared"}[classify(c)]
+	if c.service() && classify(c) == stUnexpected {
+		mark = "❌ failed"
+	}
 	if mark == "" {
 		mark = "✅ pass"
 	}
 	fmt.Fprintf(b, "\n## %s / %s: %s\n\n", mdEscape(c.Strategy), mdEscape(c.Scenario), mark)
-	fmt.Fprintf(b, "%s\n\n", mdDeclaration(c.Results[0].Expected))
+	if c.service() {
+		fmt.Fprintf(b, "%s\n\n", declarationOf(c.Results[0]))
+	} else {
+		fmt.Fprintf(b, "%s\n\n", mdDeclaration(c.Results[0].Expected))
+	}
 	rs, more := shown(c)
 	for _, r := range rs {
 		fmt.Fprintf(b, "- **seed %d**: %s", r.Seed, mdEscape(seedState(r)))

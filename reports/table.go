@@ -95,7 +95,10 @@ func (c Cell) text() string {
 	for _, name := range sortedKeys(c.Anomalies()) {
 		s += fmt.Sprintf(" %s=%d", name.Short(), c.Anomalies()[name])
 	}
-	if c.AsExpected() {
+	switch {
+	case c.service():
+		return s
+	case c.AsExpected():
 		return s + " ok"
 	}
 	return s + " UNEXPECTED"
@@ -139,8 +142,8 @@ func WriteTable(w io.Writer, rs []scenarios.Result) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	writeLegend(w)
-	writeSummary(w, rs)
+	writeLegend(w, services(cells))
+	writeSummary(w, rs, services(cells))
 	writeEvidence(w, cells)
 	return nil
 }
@@ -160,9 +163,13 @@ func axes(cells []Cell) (strategies, scens []string) {
 	return strategies, scens
 }
 
-func writeLegend(w io.Writer) {
-	fmt.Fprintln(w, "\ncell: verdict, seeds that did not pass / seeds run, anomaly counts summed over seeds;")
-	fmt.Fprintln(w, "      ok = as the catalog declares for this strategy, UNEXPECTED = not")
+func writeLegend(w io.Writer, service bool) {
+	if service {
+		fmt.Fprintln(w, "\ncell: verdict, seeds that did not pass / seeds run, anomaly counts summed over seeds")
+	} else {
+		fmt.Fprintln(w, "\ncell: verdict, seeds that did not pass / seeds run, anomaly counts summed over seeds;")
+		fmt.Fprintln(w, "      ok = as the catalog declares for this strategy, UNEXPECTED = not")
+	}
 	var entries []string
 	for _, a := range check.Anomalies() {
 		entries = append(entries, a.Short()+" "+string(a))
@@ -170,8 +177,13 @@ func writeLegend(w io.Writer) {
 	fmt.Fprint(w, wrapList("anomalies: ", entries, legendWidth))
 }
 
-func writeSummary(w io.Writer, rs []scenarios.Result) {
+func writeSummary(w io.Writer, rs []scenarios.Result, service bool) {
 	s := Summarize(rs)
+	if service {
+		fmt.Fprintf(w, "\n%d runs: %d pass, %d fail, %d inconclusive; %s overcharged in all\n",
+			s.Cells, s.Pass, s.Fail, s.Inconclusive, Money(s.Overcharged))
+		return
+	}
 	fmt.Fprintf(w, "\n%d runs: %d pass, %d fail, %d inconclusive; %d not as declared; %s overcharged in all\n",
 		s.Cells, s.Pass, s.Fail, s.Inconclusive, s.Unexpected, Money(s.Overcharged))
 }

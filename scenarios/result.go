@@ -38,6 +38,9 @@ type Result struct {
 	Findings    []check.Finding `json:"findings,omitempty"`
 	Timelines   []Timeline      `json:"timelines,omitempty"`
 	Repro       string          `json:"repro"`
+	// Service says the target was a user's own service: there is no
+	// declaration to read it against, it must pass.
+	Service bool `json:"service,omitempty"`
 }
 
 // Repro is the one-line command that re-runs a built-in cell.

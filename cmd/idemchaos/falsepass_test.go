@@ -121,6 +121,10 @@ func TestTargetAnswering404EverywhereIsInconclusive(t *testing.T) {
 		if o.code != exitInconclusive || !strings.Contains(o.stdout, "wrong path") {
 			t.Errorf("%s against a wrong path: exit %d\n%s\n%s; want exit 4 naming the wrong path", sc, o.code, o.stdout, o.stderr)
 		}
+		// the query names attempt ids but no charge ids: one line says what adding id gives
+		if !strings.Contains(o.stderr, "hint: add id (") || strings.Contains(o.stderr, "attempt_id (") {
+			t.Errorf("%s: no hint about the missing id column, or one about attempt_id it has:\n%s", sc, o.stderr)
+		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/idemchaos/idemchaos/reports"
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/runner"
+	"github.com/idemchaos/idemchaos/targets/api"
 )
 
 // runTarget runs the given scenarios against a user's service, one after
@@ -123,5 +124,25 @@ func openService(ctx context.Context, t targetFlags, e scenarios.External, log i
 	info := svc.Ledger()
 	fmt.Fprintf(log, "target: %s at %s; ledger rows name charges: %v, attempts: %v\n", e.Name, strings.Join(e.URLs, ", "),
 		info.ChargeIDs, info.AttemptIDs)
+	if hint := ledgerHint(info); hint != "" {
+		fmt.Fprintln(log, "hint: "+hint)
+	}
 	return svc, nil
+}
+
+// ledgerHint says what the ledger query would gain from the optional
+// columns it lacks ("" when it has both).
+func ledgerHint(info runner.LedgerInfo) string {
+	var cols, gains []string
+	if !info.ChargeIDs {
+		cols, gains = append(cols, "id (the charge id your success answers carry)"), append(gains, "acks matched row for row")
+	}
+	if !info.AttemptIDs {
+		cols = append(cols, "attempt_id (the "+api.HeaderAttempt+" header of the request that charged)")
+		gains = append(gains, "timeouts resolved exactly and evidence naming the attempt that charged")
+	}
+	if len(cols) == 0 {
+		return ""
+	}
+	return "add " + strings.Join(cols, " and ") + " to --ledger-query: " + strings.Join(gains, ", ")
 }

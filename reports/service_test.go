@@ -1,0 +1,106 @@
+package reports_test
+
+import (
+	"io"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/check"
+)
+
+// serviceDoc is a user's service run under three scenarios: one broken,
+// one passing, one inconclusive, and one skipped.
+func serviceDoc() reports.Document {
+	broken := res("shop", "dropped-response", 1, scenarios.Fail, false)
+	broken.Anomalies, broken.Overcharged = anoms("double_charge", 2), 1500
+	broken.Findings = []check.Finding{{Anomaly: check.DoubleCharge, Key: "k1", Detail: "2 charges for one key"}}
+	pass := res("shop", "payload-mismatch", 1, scenarios.Pass, true)
+	unproven := res("shop", "concurrent-duplicates", 1, scenarios.Inconclusive, false)
+	unproven.Assumptions = []string{"no two same-key requests were ever in flight together on the server"}
+	doc := reports.Document{Command: "matrix", Results: []scenarios.Result{broken, pass, unproven},
+		Skipped: []reports.Skip{{Strategy: "shop", Scenario: "forced-race", Reason: "needs a gate inside the target (failpoints)"}}}
+	for i := range doc.Results {
+		doc.Results[i].Service = true
+	}
+	return doc
+}
+
+// TestServiceReportsSpeakPlainly: a user's service is told in its own
+// terms, with no catalog to read it against: no "declared", "catalog" or
+// UNEXPECTED anywhere, a broken invariant a failure, a skip listed.
+func TestServiceReportsSpeakPlainly(t *testing.T) {
+	doc := serviceDoc()
+	for name, write := range map[string]func(*testing.T, reports.Document) string{
+		"table":    func(t *testing.T, d reports.Document) string { return string(render(t, tableOf, d)) },
+		"markdown": func(t *testing.T, d reports.Document) string { return string(render(t, reports.WriteMarkdown, d)) },
+		"html": func(t *testing.T, d reports.Document) string {
+			return visibleText(string(render(t, reports.WriteHTML, d)))
+		},
+		"junit": func(t *testing.T, d reports.Document) string { return string(render(t, reports.WriteJUnit, d)) },
+	} {
+		out := write(t, doc)
+		for _, jargon := range []string{"declared", "catalog", "UNEXPECTED", "unexpected", " ok\n", "caught"} {
+			if strings.Contains(out, jargon) {
+				t.Errorf("%s speaks harness jargon (%q):\n%s", name, jargon, out)
+			}
+		}
+		if name != "table" && !strings.Contains(out, "forced-race") {
+			t.Errorf("%s does not list the skipped scenario", name)
+		}
+	}
+	if md := string(render(t, reports.WriteMarkdown, doc)); !strings.Contains(md, "❌ failed") {
+		t.Errorf("markdown does not say the scenario failed:\n%s", md)
+	}
+}
+
+func TestServiceJUnitFailsTheBrokenScenario(t *testing.T) {
+	got := parseJUnit(t, serviceDoc())
+	var failed, errored, skipped []string
+	for _, s := range got.Suites {
+		for _, c := range s.Cases {
+			switch {
+			case c.Failure != nil:
+				failed = append(failed, c.Name+":"+c.Failure.Type)
+			case c.Error != nil:
+				errored = append(errored, c.Name)
+			case c.Skipped != nil:
+				skipped = append(skipped, c.Name)
+			}
+		}
+	}
+	if strings.Join(failed, ",") != "dropped-response:"+reports.JUnitBroken || strings.Join(errored, ",") != "concurrent-duplicates" ||
+		strings.Join(skipped, ",") != "forced-race" {
+		t.Fatalf("failures %v, errors %v, skipped %v", failed, errored, skipped)
+	}
+}
+
+// TestJUnitOfARunFollowsItsExitCode: the single cell of `run` exits 1 when
+// it fails, even for a flawed strategy caught as declared; its JUnit says
+// the same.
+func TestJUnitOfARunFollowsItsExitCode(t *testing.T) {
+	caught := res("none", "dropped-response", 1, scenarios.Fail, true, check.DoubleCharge)
+	caught.Anomalies = anoms("double_charge", 3)
+	for cmd, want := range map[string]bool{"run": true, "demo": true, "matrix": false} {
+		got := parseJUnit(t, reports.Document{Command: cmd, Results: []scenarios.Result{caught}})
+		c := got.Suites[0].Cases[0]
+		if (c.Failure != nil) != want || want && c.Failure.Type != reports.JUnitBroken {
+			t.Errorf("%s: failure %+v; want a failure %v", cmd, c.Failure, want)
+		}
+	}
+}
+
+// tableOf renders a document's results as the terminal table.
+func tableOf(w io.Writer, d reports.Document) error { return reports.WriteTable(w, d.Results) }
+
+var (
+	styleBlock = regexp.MustCompile(`(?s)<style>.*?</style>`)
+	markup     = regexp.MustCompile(`<[^>]*>`)
+)
+
+// visibleText is roughly what a browser shows of a page: no style, no tags.
+func visibleText(page string) string {
+	return markup.ReplaceAllString(styleBlock.ReplaceAllString(page, ""), " ")
+}
