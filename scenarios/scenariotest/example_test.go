@@ -9,8 +9,7 @@ import (
 	"testing"
 
 	"github.com/idemchaos/idemchaos/scenarios/scenariotest"
-	"github.com/idemchaos/idemchaos/sim/history"
-)
+	)
 
 // shop is a tiny payment service, the kind a team tests: POST /v1/charges
 // with an Idempotency-Key, and a ledger in memory. With idempotent false it
@@ -18,7 +17,7 @@ import (
 type shop struct {
 	idempotent bool
 	mu         sync.Mutex
-	charges    []history.Charge
+	charges    []scenariotest.Charge
 	keys       map[string]*entry
 }
 
@@ -54,7 +53,7 @@ func (s *shop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.keys[key] = &entry{body: body}
 	}
 	id := fmt.Sprintf("ch_%d", len(s.charges)+1)
-	s.charges = append(s.charges, history.Charge{ID: id, Key: key, Account: req.Account, Amount: req.Amount})
+	s.charges = append(s.charges, scenariotest.Charge{ID: id, Key: key, Account: req.Account, Amount: req.Amount})
 	answer, _ := json.Marshal(map[string]any{"id": id, "account": req.Account, "amount": req.Amount})
 	if e := s.keys[key]; e != nil {
 		e.done, e.answer = true, answer
@@ -76,14 +75,14 @@ func (s *shop) replay(w http.ResponseWriter, e *entry, body string) {
 }
 
 // ledger is the ground truth the harness reads after the run.
-func (s *shop) ledger(_ context.Context, keys []string) ([]history.Charge, error) {
+func (s *shop) ledger(_ context.Context, keys []string) ([]scenariotest.Charge, error) {
 	want := map[string]bool{}
 	for _, k := range keys {
 		want[k] = true
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []history.Charge
+	var out []scenariotest.Charge
 	for _, c := range s.charges {
 		if want[c.Key] {
 			out = append(out, c)
@@ -97,7 +96,37 @@ func target(s *shop) scenariotest.Target {
 		LedgerInfo: scenariotest.LedgerInfo{ChargeIDs: true}}
 }
 
-// TestShopIsIdempotent is what a team writes: the correct shop passes.
+// TestShopIsIdempotent is what a team writes: the correct shop passes
+// every scenario that can run against it.
 func TestShopIsIdempotent(t *testing.T) {
-	scenariotest.Run(t, target(newShop(true)), "concurrent-duplicates", "dropped-response", "payload-mismatch", "missing-key")
+	scenariotest.RunAll(t, target(newShop(true)))
+}
+
+// A team's test of its own service: every scenario that can run against
+// it from outside, each finding a test error at this line.
+func ExampleRunAll() {
+	var t *testing.T // the test's own t
+	shop := newShop(true)
+	scenariotest.RunAll(t, scenariotest.Target{Handler: shop, Ledger: scenariotest.LedgerFunc(shop.ledger)})
+}
+
+// Check runs one scenario and returns its result, for a test that wants
+// more than pass or fail.
+func Example() {
+	shop := newShop(true)
+	target := scenariotest.Target{Handler: shop, Ledger: scenariotest.LedgerFunc(shop.ledger),
+		LedgerInfo: scenariotest.LedgerInfo{ChargeIDs: true}, Profile: scenariotest.IETF}
+	for _, name := range []string{"concurrent-duplicates", "dropped-response", "payload-mismatch", "missing-key"} {
+		res, err := scenariotest.Check(context.Background(), target, name)
+		if err != nil {
+			fmt.Println(name, err)
+			continue
+		}
+		fmt.Printf("%s: %s, %d findings\n", name, res.Verdict, len(res.Findings))
+	}
+	// Output:
+	// concurrent-duplicates: pass, 0 findings
+	// dropped-response: pass, 0 findings
+	// payload-mismatch: pass, 0 findings
+	// missing-key: pass, 0 findings
 }

@@ -1,15 +1,18 @@
 // Package scenariotest runs idemchaos scenarios from a Go test against a
 // team's own payment service, given as an http.Handler or a URL, and reports
-// every invariant broken as a test error with its evidence.
+// every invariant broken as a test error at the line that ran it, with its
+// evidence. A test needs this one import:
 //
 //	func TestIdempotency(t *testing.T) {
-//		scenariotest.Run(t, scenariotest.Target{Handler: myHandler, Ledger: myLedger},
-//			"concurrent-duplicates", "dropped-response", "payload-mismatch")
+//		scenariotest.RunAll(t, scenariotest.Target{Handler: myHandler, Ledger: scenariotest.LedgerFunc(myLedger)})
 //	}
 //
 // Faults between the test and the service go through an embedded Toxiproxy
-// on loopback; scenarios that need the service's internals (failpoints) are
-// skipped with their reason.
+// on loopback; a scenario that needs the service's internals (failpoints)
+// or its store links is logged as not run, with what it needs; a test in
+// which nothing could run fails. The run is the command line's pipeline
+// (idemchaos run --target-url), with its rules: keys fresh per run, the
+// ledger read until it settles, a URL off loopback refused unless allowed.
 //
 // It is a stable API: the way a team's own tests drive idemchaos.
 package scenariotest
@@ -27,6 +30,27 @@ import (
 	"github.com/idemchaos/idemchaos/sim/fault"
 	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/targets/api"
+)
+
+// The types a test needs, so that it imports this package alone.
+type (
+	// Charge is one ledger row that moved money: a Ledger returns them.
+	Charge = history.Charge
+	// Shape is the request the service expects (path, body template,
+	// headers, success statuses, the charge id's field).
+	Shape = client.Shape
+	// Profile is the idempotency contract the service promises.
+	Profile = api.Profile
+	// Result is one checked scenario.
+	Result = scenarios.Result
+	// SkipError says a scenario cannot run against the target, and why.
+	SkipError = scenarios.SkipError
+)
+
+// The built-in contract profiles.
+var (
+	IETF   = api.IETF
+	Stripe = api.Stripe
 )
 
 // Target is the service under test.
@@ -57,6 +81,10 @@ type Target struct {
 	// AllowRemote lets URL be off loopback (load and faults then leave the
 	// machine); without it such a URL is refused, as on the command line.
 	AllowRemote bool
+	// Toxiproxy is the API of a Toxiproxy the service's store traffic goes
+	// through, and PostgresProxy, RedisProxy the proxies in it: they let
+	// the store-fault scenarios cut the service's links mid-request.
+	Toxiproxy, PostgresProxy, RedisProxy string
 }
 
 // Ledger reads a service's ground truth: the charges made under the given
@@ -95,14 +123,22 @@ func Check(ctx context.Context, t Target, scenario string) (scenarios.Result, er
 		return scenarios.Result{}, err
 	}
 	defer toxi.Close()
+	var stores *fault.Toxiproxy
+	if t.Toxiproxy != "" {
+		if stores, err = fault.External(t.Toxiproxy); err != nil {
+			return scenarios.Result{}, err
+		}
+	}
 	e := t.external(url)
-	svc, err := runner.NewService(e, toxi, nil, t.Ledger, runner.LedgerInfo(t.LedgerInfo))
+	svc, err := runner.NewService(e, toxi, stores, t.Ledger, runner.LedgerInfo(t.LedgerInfo))
 	if err != nil {
 		return scenarios.Result{}, err
 	}
 	defer svc.Close()
-	cell := scenarios.Cell{Scenario: scenario, Seed: max(t.Seed, 1), Profile: t.Profile, Target: &e}
+	seed := max(t.Seed, 1)
+	cell := scenarios.Cell{Scenario: scenario, Seed: seed, Profile: t.Profile, Target: &e}
 	res, _, err := runner.Run(ctx, svc, cell, "")
+	res.Repro = fmt.Sprintf("to run it again: Target.Seed = %d, scenario %s", seed, scenario)
 	return res, err
 }
 
@@ -112,7 +148,8 @@ func (t Target) external(url string) scenarios.External {
 		claim = scenarios.DefaultClaimTimeout
 	}
 	return scenarios.External{Name: "go-test", URLs: []string{url}, Shape: t.Shape, LedgerQuery: "(go test ledger)",
-		Accounts: t.Accounts, Currency: t.Currency, ClaimTimeout: claim, AllowRemote: t.AllowRemote}
+		Accounts: t.Accounts, Currency: t.Currency, ClaimTimeout: claim, AllowRemote: t.AllowRemote,
+		Toxiproxy: t.Toxiproxy, PostgresProxy: t.PostgresProxy, RedisProxy: t.RedisProxy}
 }
 
 // serve returns the target's URL, serving its handler on loopback if it

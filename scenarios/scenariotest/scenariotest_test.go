@@ -3,6 +3,7 @@ package scenariotest_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -19,8 +20,10 @@ type recorder struct {
 
 func (r *recorder) Helper() {}
 func (r *recorder) Errorf(format string, args ...any) {
-	r.errors = append(r.errors, strings.TrimSpace(strings.ReplaceAll(format, "%", "")))
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
 }
+
+func (r *recorder) Logf(string, ...any) {}
 
 func TestShopWithoutIdempotencyFailsWithEvidence(t *testing.T) {
 	for _, sc := range []string{"concurrent-duplicates", "dropped-response"} {
@@ -73,5 +76,26 @@ func TestRemoteURLNeedsAllowRemote(t *testing.T) {
 	_, err := scenariotest.Check(t.Context(), scenariotest.Target{URL: "http://10.1.2.3:80", Ledger: none}, "missing-key")
 	if err == nil || !strings.Contains(err.Error(), "not a loopback address") {
 		t.Fatalf("error %v; want the loopback rule", err)
+	}
+}
+
+// TestRunThatRanNothingFails: a test whose scenarios all need what the
+// target lacks cannot pass; it says what they need.
+func TestRunThatRanNothingFails(t *testing.T) {
+	rec := &recorder{TB: t}
+	scenariotest.Run(rec, target(newShop(true)), "forced-race", "slow-charge")
+	if len(rec.errors) != 1 || !strings.Contains(rec.errors[0], "nothing was tested") {
+		t.Fatalf("errors %q; want one saying nothing was tested", rec.errors)
+	}
+}
+
+// TestFailureSaysHowToRunItAgain: no command line that cannot work, the
+// seed to set instead; each error names its scenario.
+func TestFailureSaysHowToRunItAgain(t *testing.T) {
+	rec := &recorder{TB: t}
+	scenariotest.Run(rec, target(newShop(false)), "dropped-response")
+	all := strings.Join(rec.errors, "\n")
+	if !strings.Contains(all, "Target.Seed = 1") || strings.Contains(all, "idemchaos run") || !strings.HasPrefix(rec.errors[0], "dropped-response: ") {
+		t.Fatalf("errors:\n%s\nwant each prefixed with the scenario and the seed to set, no CLI line", all)
 	}
 }
