@@ -100,6 +100,22 @@ var explanations = map[check.Anomaly]Explanation{
 		Avoid: "Never cache a 5xx: store only the response of work that committed (or a definitive 4xx), and release the claim " +
 			"on error so the key stays retryable, as pg-tx and redis-setnx do.",
 	},
+	check.HeldDuplicate: {
+		Title: "Held duplicate: a retry blocked until the first request finished",
+		What: "A duplicate sent while the first request of its key was still executing was held on the server until that " +
+			"request finished, then got its 2xx, where the profile wants the in-flight status (409) at once. No money is lost, " +
+			"but every duplicate holds a connection, a worker and a client for as long as the slowest charge, a retry that " +
+			"times out while held is sent again and held again, and a retry storm piles up behind one slow payment: " +
+			"the source text calls blocking the second request the worst mistake.",
+		Why: "The claim waits instead of failing: pg-blocking-claim claims the key with a plain INSERT ... ON CONFLICT DO NOTHING, " +
+			"and Postgres makes a second INSERT of a key that an open transaction inserted wait for that transaction to end; " +
+			"then the row is there, completed, and the duplicate gets the replay. A mutex around the key, or a sleep-and-poll " +
+			"loop on an in-progress record, does the same.",
+		Avoid: "Claim without waiting and answer an in-flight duplicate 409 at once: take pg_try_advisory_xact_lock on the key " +
+			"before the INSERT (pg-tx), or set lock_timeout or use NOWAIT, or claim in Redis with SET NX (redis-pg-guard); the " +
+			"client retries the 409 with backoff and gets the replay. A service that waits on purpose declares it in its " +
+			"profile (in_flight: wait).",
+	},
 }
 
 // Explain returns the explanation of an anomaly; an unknown name gets a

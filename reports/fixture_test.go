@@ -57,8 +57,7 @@ func line(ls []string, i int) string {
 // anoms is a checker's count map: every name present, most of them zero.
 func anoms(kv ...any) map[check.Anomaly]int {
 	m := map[check.Anomaly]int{}
-	for _, n := range []check.Anomaly{"double_charge", "lost_ack", "replay_mismatch", "mismatch_executed", "balance",
-		"status_contract", "stuck_key", "store_desync", "cached_error"} {
+	for _, n := range check.Anomalies() {
 		m[n] = 0
 	}
 	for i := 0; i+1 < len(kv); i += 2 {

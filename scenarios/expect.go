@@ -58,6 +58,15 @@ var expected = map[string]map[string][]check.Anomaly{
 	"pg-nofingerprint": {
 		"payload-mismatch": {check.MismatchExecuted},
 	},
+	// Every duplicate that meets the first request's open transaction waits
+	// on its INSERT. slow-charge passes: the charge outlives the claim
+	// timeout there, and a wait past the claim is not judged a hold.
+	"pg-blocking-claim": {
+		"concurrent-duplicates": {check.HeldDuplicate},
+		"forced-race":           {check.HeldDuplicate},
+		"client-timeout-retry":  {check.HeldDuplicate},
+		"retry-storm":           {check.HeldDuplicate},
+	},
 }
 
 // mustNot lists anomalies a cell must not show even when it fails: a poisoned
@@ -66,6 +75,11 @@ var mustNot = map[string]map[string][]check.Anomaly{
 	"redis-sticky":       {"db-fault-mid-request": {check.DoubleCharge}},
 	"redis-cache-errors": {"db-fault-mid-request": {check.DoubleCharge}},
 	"pg-split-tx":        {"db-fault-mid-request": {check.DoubleCharge}},
+	// held, then replayed: slow, never charged twice
+	"pg-blocking-claim": {
+		"concurrent-duplicates": {check.DoubleCharge}, "forced-race": {check.DoubleCharge},
+		"client-timeout-retry": {check.DoubleCharge}, "retry-storm": {check.DoubleCharge},
+	},
 }
 
 // demoStrategy is the strategy each scenario's demo shows by default: the
@@ -105,6 +119,7 @@ var lessons = []Lesson{
 	{check.StuckKey, "db-fault-mid-request", "redis-sticky", "the claim outlives the failed charge: the probe still gets 409"},
 	{check.StoreDesync, "redis-fault-after-commit", "redis-setnx", "Postgres committed, the Redis write was lost, the retry charged again"},
 	{check.CachedError, "db-fault-mid-request", "redis-cache-errors", "the 503 of the failed charge is replayed to every retry"},
+	{check.HeldDuplicate, "forced-race", "pg-blocking-claim", "the gate pauses A in its transaction; B waits on A's INSERT the whole pause, then gets A's 201, not 409 at once"},
 }
 
 // DemoStrategy is the strategy the demo of scenario shows unless told
@@ -138,6 +153,8 @@ func allowedBy(p api.Profile, a check.Anomaly) bool {
 		return p.MissingKey == 0 // the only status_contract the catalog declares is a missing key
 	case check.CachedError:
 		return p.ReplayErrors // the catalog's cached errors never moved money
+	case check.HeldDuplicate:
+		return p.InFlightWait // the service waits by design
 	}
 	return false
 }

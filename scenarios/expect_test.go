@@ -6,6 +6,7 @@ import (
 
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/check"
+	"github.com/idemchaos/idemchaos/targets/api"
 	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
 
@@ -32,5 +33,19 @@ func TestDemoTablesCoverEveryScenarioAndAnomaly(t *testing.T) {
 		case l.Scenario != "" && (!slices.Contains(scenarios.Names(), l.Scenario) || !slices.Contains(design.Names(), l.Strategy)):
 			t.Errorf("%s: unknown demo %s / %s", l.Anomaly, l.Scenario, l.Strategy)
 		}
+	}
+}
+
+// TestAWaitingProfileExpectsNoHeldDuplicate: a profile that declares its
+// service waits for an in-flight duplicate (in_flight: wait) drops the
+// held duplicates the catalog declares; ietf keeps them.
+func TestAWaitingProfileExpectsNoHeldDuplicate(t *testing.T) {
+	if got := scenarios.Expected("pg-blocking-claim", "forced-race", api.IETF); !slices.Equal(got, []check.Anomaly{check.HeldDuplicate}) {
+		t.Errorf("ietf: %v", got)
+	}
+	waits := api.IETF
+	waits.Name, waits.InFlightWait = "patient", true
+	if got := scenarios.Expected("pg-blocking-claim", "forced-race", waits); len(got) != 0 {
+		t.Errorf("in_flight: wait: %v", got)
 	}
 }

@@ -1,6 +1,7 @@
 package strictyaml
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,5 +103,54 @@ func TestReadFile(t *testing.T) {
 	}
 	if _, err := ReadFile(filepath.Join(dir, "absent.yaml")); err == nil || err.Error() != "no such file or directory" {
 		t.Fatalf("absent: %v", err)
+	}
+}
+
+// limit is an integer or the word none, read through ScalarUnmarshaler.
+type limit struct {
+	n    int
+	none bool
+}
+
+func (l *limit) UnmarshalScalar(tag, text, got string) error {
+	*l = limit{} // the field holds its default
+	switch {
+	case tag == "!!int":
+		_, err := fmt.Sscan(text, &l.n)
+		return err
+	case tag == "!!str" && text == "none":
+		l.none = true
+		return nil
+	}
+	return fmt.Errorf("want an integer or none, got %s (%s)", got, tag)
+}
+
+func TestDecodeScalarUnmarshaler(t *testing.T) {
+	type withLimit struct {
+		Limit limit `yaml:"limit" default:"3"`
+	}
+	cases := []struct {
+		in   string
+		want limit
+		err  string
+	}{
+		{in: "{}", want: limit{n: 3}},
+		{in: "limit: 7\n", want: limit{n: 7}},
+		{in: "limit: none\n", want: limit{none: true}},
+		{in: `{"limit": "none"}`, want: limit{none: true}},
+		{in: "limit: \"7\"\n", err: `limit: want an integer or none, got "7" (!!str) (line 1)`},
+		{in: "limit: [7]\n", err: "limit: want an integer or none, got a list (!!seq) (line 1)"},
+		{in: "limit: ~\n", err: "limit: want an integer or none, got null (!!null) (line 1)"},
+		{in: "limit: true\n", err: `limit: want an integer or none, got "true" (!!bool) (line 1)`},
+	}
+	for _, c := range cases {
+		var d withLimit
+		err := Decode([]byte(c.in), &d)
+		switch {
+		case c.err == "" && (err != nil || d.Limit != c.want):
+			t.Errorf("%q: %+v, %v; want %+v", c.in, d.Limit, err, c.want)
+		case c.err != "" && (err == nil || err.Error() != c.err):
+			t.Errorf("%q: error %v; want %s", c.in, err, c.err)
+		}
 	}
 }

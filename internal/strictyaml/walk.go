@@ -32,12 +32,32 @@ func errAt(n *yaml.Node, path, format string, args ...any) error {
 	return &fieldError{path: path, line: n.Line, msg: oneLine(fmt.Sprintf(format, args...))}
 }
 
-var textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+var (
+	textUnmarshaler   = reflect.TypeFor[encoding.TextUnmarshaler]()
+	scalarUnmarshaler = reflect.TypeFor[ScalarUnmarshaler]()
+)
+
+// ScalarUnmarshaler is implemented by a field that takes values of more
+// than one YAML type (a status code or a word, say), where an
+// encoding.TextUnmarshaler would see "409" and 409 alike. UnmarshalScalar
+// gets the value's resolved tag ("!!int", "!!str", "!!bool", "!!null", or
+// "!!map" and "!!seq" for a value that is not a scalar), its text, and got,
+// which describes it for an error (`"soon"`, "null", "a list"). Its error
+// becomes the field's, with the field path and line.
+type ScalarUnmarshaler interface {
+	UnmarshalScalar(tag, text, got string) error
+}
 
 // decodeNode decodes n into v, which is settable.
 func decodeNode(n *yaml.Node, v reflect.Value, path string) error {
 	if n.Kind == yaml.AliasNode {
 		return errAt(n, path, "YAML aliases are not supported")
+	}
+	if reflect.PointerTo(v.Type()).Implements(scalarUnmarshaler) {
+		if err := v.Addr().Interface().(ScalarUnmarshaler).UnmarshalScalar(n.ShortTag(), n.Value, describe(n)); err != nil {
+			return errAt(n, path, "%v", err)
+		}
+		return nil
 	}
 	if reflect.PointerTo(v.Type()).Implements(textUnmarshaler) {
 		return decodeText(n, v, path)

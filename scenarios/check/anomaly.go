@@ -30,6 +30,10 @@ const (
 	// a probe) where the profile forbids it, or where the ledger shows the
 	// key's work did commit.
 	CachedError Anomaly = "cached_error"
+	// HeldDuplicate: a same-payload duplicate that arrived while the key's
+	// original was executing was held until the original finished, then
+	// answered its 2xx, where the profile wants the in-flight status at once.
+	HeldDuplicate Anomaly = "held_duplicate"
 )
 
 // catalog is every anomaly in its stable order (a finding's rank is its
@@ -39,7 +43,7 @@ var catalog = [...]struct {
 	short   string
 }{
 	{DoubleCharge, "dc"}, {LostAck, "la"}, {ReplayMismatch, "rm"}, {MismatchExecuted, "me"}, {Balance, "bal"},
-	{StatusContract, "sc"}, {StuckKey, "sk"}, {StoreDesync, "sd"}, {CachedError, "ce"},
+	{StatusContract, "sc"}, {StuckKey, "sk"}, {StoreDesync, "sd"}, {CachedError, "ce"}, {HeldDuplicate, "hd"},
 }
 
 // The ranks, in catalog order.
@@ -53,6 +57,7 @@ const (
 	rankStuckKey
 	rankStoreDesync
 	rankCachedError
+	rankHeldDuplicate
 	numAnomalies
 )
 

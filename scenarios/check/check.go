@@ -10,7 +10,34 @@
 // Universal invariants (every profile): double_charge, lost_ack,
 // replay_mismatch, mismatch_executed, balance, stuck_key and, for targets that
 // keep idempotency records in Redis and the ledger in Postgres, store_desync.
-// Per profile: status_contract, cached_error.
+// Per profile: status_contract, cached_error, held_duplicate.
+//
+// A held duplicate is a same-key, same-payload attempt B answered 2xx with
+// the charge of the key's original O (the maker of that charge in the
+// ledger, else the same-payload attempt that answered it first without
+// replaying it) where B was held until O finished instead of getting the
+// profile's in-flight status at once. It is judged on the server's log when
+// both have a server view, else on the client's timings (a user's service),
+// and it needs all of:
+//   - B arrived while O was executing (or with it: at most 10 ms before O
+//     started, as duplicates released together do), and O finished within the claim timeout
+//     (History.ClaimTimeout, if set): past it the claim TTL governs, and a
+//     design may let a lapsed claim wait on its store's truth;
+//   - B waited at least 20 ms before O finished (wait = O's end minus B's
+//     start; 100 ms on the client's timings, which also hold the client's
+//     own scheduling): a duplicate that met O's commit may get the replay at
+//     once;
+//   - B's answer came within 10 ms plus a quarter of the wait of O's end,
+//     before or after: O's end released it;
+//   - B's replica (the server's, else the one the client routed B to) gave
+//     no attempt of the run the in-flight status. A target that refuses
+//     in-flight duplicates does not hold them by design; when it answers one
+//     late, something else slowed it (a pool queue, a lock on the account
+//     row, a slow store link), which the timings cannot tell from a hold:
+//     the refusals it gave were as slow, or it shows it can refuse at once.
+//
+// A profile whose service waits by design (api.Profile.InFlightWait) has no
+// held duplicates.
 //
 // The key of an attempt is its Idempotency-Key (Attempt.Key). The reference
 // fingerprint of a key is the fingerprint of the attempt that made the key's

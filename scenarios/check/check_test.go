@@ -15,7 +15,7 @@ import (
 
 func TestNames(t *testing.T) {
 	want := []string{"double_charge", "lost_ack", "replay_mismatch", "mismatch_executed", "balance", "status_contract",
-		"stuck_key", "store_desync", "cached_error"}
+		"stuck_key", "store_desync", "cached_error", "held_duplicate"}
 	if got := Names(); !slices.Equal(got, want) {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}
@@ -32,7 +32,7 @@ func TestNames(t *testing.T) {
 		}
 	}
 	ranks := []Anomaly{DoubleCharge, LostAck, ReplayMismatch, MismatchExecuted, Balance, StatusContract, StuckKey,
-		StoreDesync, CachedError}
+		StoreDesync, CachedError, HeldDuplicate}
 	for i, a := range ranks {
 		if catalog[i].anomaly != a || i != rank(a) {
 			t.Errorf("rank %d is %s in the catalog, want %s", i, catalog[i].anomaly, a)
@@ -483,6 +483,9 @@ func everything() Input {
 		att(17, 1, "k-cached", 500, 9700, failed(503), faulted("db-cut")),
 		att(17, 2, "k-cached", 500, 9800, failed(503), replayed()),
 		att(18, 1, "k-desync", 500, 9900, timedOut()),
+		// replica 1 refused nothing at once: its duplicate waited for the original
+		att(19, 1, "k-held", 500, 4000, served(4001, 4300), acked(201, "ch_17", "B17"), returned(4310), onReplica(1)),
+		att(20, 1, "k-held", 500, 4005, served(4006, 4302), acked(201, "ch_17", "B17"), returned(4312), onReplica(1)),
 	)
 	in.History.Attempts = append(in.History.Attempts, extra.History.Attempts...)
 	in.Ledger.Charges = append(in.Ledger.Charges,
@@ -491,14 +494,15 @@ func everything() Input {
 		ch("ch_13", "k-mismatch", "a13-1", 500, 13), ch("ch_14", "k-mismatch", "a14-1", 900, 14),
 		ch("ch_15", "k-mismatch", "a14-1", 900, 15),
 		ch("ch_16", "k-desync", "a18-1", 500, 16),
+		ch("ch_17", "k-held", "a19-1", 500, 17),
 	)
-	in.Ledger.Accounts[0].Balance -= 500 + 500 + 500 + 500 + 900 + 900 + 500 + 1 // one off
+	in.Ledger.Accounts[0].Balance -= 500 + 500 + 500 + 500 + 900 + 900 + 500 + 500 + 1 // one off
 	in.History.Quiesced, in.History.ClaimTimeout = 10*time.Second, ms(claimMs)
 	in.TwoStores = true
 	in.Ledger.Redis = []history.RedisRecord{
 		done(keyA, 201, "ch_1"), done(keyB, 201, "ch_2"), done(keyC, 201, "ch_3"),
 		done("k-double", 201, "ch_10"), done("k-replay", 201, "ch_12"), done("k-mismatch", 201, "ch_13"),
-		claimed("k-stuck", -1), done("k-cached", 503, ""), claimed("k-desync", time.Minute),
+		claimed("k-stuck", -1), done("k-cached", 503, ""), claimed("k-desync", time.Minute), done("k-held", 201, "ch_17"),
 	}
 	return in
 }
@@ -506,7 +510,7 @@ func everything() Input {
 func TestEverything(t *testing.T) {
 	r := Run(everything())
 	want := map[Anomaly]int{DoubleCharge: 3, LostAck: 1, ReplayMismatch: 1, MismatchExecuted: 1, Balance: 1, StatusContract: 1,
-		StuckKey: 1, StoreDesync: 1, CachedError: 1}
+		StuckKey: 1, StoreDesync: 1, CachedError: 1, HeldDuplicate: 1}
 	assertCounts(t, r, want)
 	if r.Overcharged != 2300 {
 		t.Errorf("Overcharged = %d, want 2300", r.Overcharged)
@@ -590,7 +594,7 @@ func TestRunDoesNotModifyInput(t *testing.T) {
 
 func TestReportJSON(t *testing.T) {
 	got := mustJSON(t, Run(cleanIETF()))
-	want := `{"anomalies":{"balance":0,"cached_error":0,"double_charge":0,"lost_ack":0,"mismatch_executed":0,` +
+	want := `{"anomalies":{"balance":0,"cached_error":0,"double_charge":0,"held_duplicate":0,"lost_ack":0,"mismatch_executed":0,` +
 		`"replay_mismatch":0,"status_contract":0,"store_desync":0,"stuck_key":0},"overcharged":0,"findings":[]}`
 	if got != want {
 		t.Fatalf("clean report JSON:\n%s\nwant\n%s", got, want)

@@ -45,6 +45,7 @@ func att(op, try int, key string, amount int64, t int, opts ...opt) history.Atte
 	}
 	if a.Server != nil {
 		a.Server.Status, a.Server.ChargeID, a.Server.Replayed = a.Status, a.ChargeID, a.Replayed
+		a.Server.Replica = a.Replica
 	}
 	return a
 }
@@ -83,6 +84,8 @@ func replayed() opt { return func(a *history.Attempt) { a.Replayed = true } }
 func hidden() opt { return func(a *history.Attempt) { a.Hidden = true } }
 
 func faulted(f string) opt { return func(a *history.Attempt) { a.Fault = f } }
+
+func onReplica(n int) opt { return func(a *history.Attempt) { a.Replica = n } }
 
 func onAccount(acct string) opt { return func(a *history.Attempt) { a.Account = acct } }
 

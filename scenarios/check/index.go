@@ -59,6 +59,9 @@ type checker struct {
 	// attempt outside its own key.
 	byID     map[string]*history.Attempt
 	accounts []history.Account
+	// refusals holds the replicas that answered the in-flight status; built
+	// lazily, on the first candidate held duplicate.
+	refusals map[int]bool
 
 	scratch keyScratch
 

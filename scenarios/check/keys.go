@@ -73,6 +73,7 @@ func (c *checker) checkKey(key string, atts []*history.Attempt, chs []*history.C
 	if stuck {
 		c.stuckKey(key, atts, s, reds)
 	}
+	c.heldDuplicates(key, atts, chs, s)
 }
 
 // reference returns the attempt whose fingerprint is the key's reference: the

@@ -28,6 +28,7 @@ var injections = map[Anomaly]injection{
 	StuckKey:         {[]string{"probe 409"}, injectStuck},
 	StoreDesync:      {[]string{"no record", "claim only", "stored failure", "unknown charge"}, injectDesync},
 	CachedError:      {[]string{"probe 5xx", "replayed 5xx"}, injectCachedError},
+	HeldDuplicate:    {[]string{"server log", "client timings"}, injectHeld},
 }
 
 func charged(k *genKey) bool  { return k.charge != "" }
@@ -171,6 +172,44 @@ func injectCachedError(w *world) (string, string) {
 	w.enableProbes()
 	w.attempt(k, w.nextProbe(), failed(503))
 	return "probe 5xx", k.name
+}
+
+// injectHeld adds a duplicate of a charged key sent 5 ms after the maker of
+// its charge started and answered its replay 1 ms after the maker finished,
+// as the server logged it or, when the maker was acked, as the client saw
+// it (the maker's answer then reaches its client 250 ms later: a wait the
+// client's clock can judge). It goes to replica 1, which refused nothing (a clean world's in-flight
+// refusals are on replica 0: they show that replica refuses duplicates, and
+// the checker then leaves its late answers alone).
+func injectHeld(w *world) (string, string) {
+	k := w.pick(charged)
+	o := w.maker(k)
+	if o.Outcome == history.Acked && w.rng.IntN(2) == 0 {
+		t := int(o.Call/time.Millisecond) + 5
+		o.Return += 250 * time.Millisecond // long enough to judge on the client's clock
+		w.attempt(k, t, unserved(), w.replayed(k), returned(int(o.Return/time.Millisecond)+1), onReplica(1))
+		k.acked(t)
+		return "client timings", k.name
+	}
+	start, end := int(o.Server.Start/time.Millisecond), int(o.Server.End/time.Millisecond)
+	ret := end + 3
+	if o.Outcome == history.Acked {
+		ret = max(ret, int(o.Return/time.Millisecond)+1) // the client hears the original first
+	}
+	w.attempt(k, start+4, served(start+5, end+1), w.replayed(k), returned(ret), onReplica(1))
+	k.acked(start + 4)
+	return "server log", k.name
+}
+
+// maker returns the attempt that made k's charge.
+func (w *world) maker(k *genKey) *history.Attempt {
+	id := w.charges[k.chargeAt].AttemptID
+	for i := range w.atts {
+		if w.atts[i].ID == id {
+			return &w.atts[i]
+		}
+	}
+	panic("no maker of " + k.charge)
 }
 
 // injectDesync makes a two-store target's Redis disagree with the ledger

@@ -20,6 +20,8 @@ func (r *renderer) anomaly(name check.Anomaly) {
 		text = "STUCK KEY: " + s.stuck()
 	case check.CachedError:
 		text = "CACHED ERROR: " + s.cached()
+	case check.HeldDuplicate:
+		text = "HELD DUPLICATE: " + s.held()
 	case check.MismatchExecuted:
 		text = "MISMATCH EXECUTED: " + s.each(name, s.mismatchExecuted)
 	case check.LostAck:

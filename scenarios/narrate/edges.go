@@ -19,6 +19,7 @@ func (s *story) link() {
 	s.linkGate()
 	s.linkCharges()
 	s.linkStore()
+	s.linkHeld()
 	for _, x := range s.units {
 		if x.answeredInFlight(s.profile.InFlight) {
 			s.linkInFlight(x)

@@ -45,7 +45,11 @@ func (s *story) answerText(u *unit) (string, string) {
 	srv := u.first().Server
 	rep, req, key, st := u.replica(), u.request(), short(s.key), status(srv.Status)
 	charge, code := s.charge(srv.ChargeID), srv.Status
-	switch {
+	switch o := s.heldBy[u]; {
+	case srv.Replayed && is2xx(code) && o != nil:
+		return fmt.Sprintf("%s held %s until %s finished, then finds key %s completed and replays the stored answer: %s (%s)",
+				rep, req, o.request(), key, st, charge),
+			fmt.Sprintf("%d %s, replayed after waiting for %s", code, charge, o.short())
 	case srv.Replayed && is2xx(code):
 		return fmt.Sprintf("%s finds key %s completed and replays the stored answer to %s: %s (%s)", rep, key, req, st, charge),
 			fmt.Sprintf("%d %s, replayed", code, charge)

@@ -28,6 +28,7 @@ type story struct {
 	findings  []check.Finding // the checker's findings about this story
 	anomalies []check.Anomaly // in the checker's order
 	gate      *gateStory
+	heldBy    map[*unit]*unit // a held duplicate → the original it waited for
 }
 
 func newStory(rec scenarios.Record, res scenarios.Result) *story {

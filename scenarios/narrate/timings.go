@@ -19,6 +19,7 @@ func (s *story) timings() []string {
 	if g := s.gate; g != nil && g.next != nil {
 		out = append(out, fmt.Sprintf("%s went on %s after the gate held it", g.held.u.request(), ms(g.next.at-g.held.at)))
 	}
+	out = append(out, s.heldTimings()...)
 	if c := s.chargeIDs(); c != "" {
 		out = append(out, "ledger ids: "+c)
 	}

@@ -1,9 +1,8 @@
 package rundir
 
 import (
-	"maps"
-
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/check"
 )
 
 // Checked is a finished cell of a saved run, judged again.
@@ -14,9 +13,26 @@ type Checked struct {
 	Now    scenarios.Result // the result of judging it again
 }
 
-// Differs reports whether judging again changed the verdict or an anomaly count.
+// Differs reports whether judging again changed the verdict or an anomaly
+// count. An anomaly a saved result does not name counts 0: a result saved
+// before the checker knew that anomaly found none of it.
 func (c Checked) Differs() bool {
-	return c.Now.Verdict != c.Saved.Verdict || !maps.Equal(c.Now.Anomalies, c.Saved.Anomalies)
+	return c.Now.Verdict != c.Saved.Verdict || !sameCounts(c.Now.Anomalies, c.Saved.Anomalies)
+}
+
+// sameCounts compares two anomaly counts, a missing name as 0.
+func sameCounts(a, b map[check.Anomaly]int) bool {
+	for name, n := range a {
+		if b[name] != n {
+			return false
+		}
+	}
+	for name, n := range b {
+		if a[name] != n {
+			return false
+		}
+	}
+	return true
 }
 
 // Recheck judges every finished cell of dirs again (the judge is pure, so

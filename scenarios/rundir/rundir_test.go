@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/check"
 	"github.com/idemchaos/idemchaos/scenarios/rundir"
 	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/targets/api"
@@ -118,5 +119,30 @@ func TestWriteAtomicLeavesNoTempFiles(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if failed == nil || len(entries) != 1 || entries[0].Name() != "x.json" {
 		t.Fatalf("after a failed write: err %v, entries %v", failed, entries)
+	}
+}
+
+// TestDiffersReadsAMissingAnomalyAsZero: a result saved before the checker
+// knew an anomaly has no count for it; judged again it is 0 and the cell
+// does not differ, while any real change of a count or verdict does.
+func TestDiffersReadsAMissingAnomalyAsZero(t *testing.T) {
+	saved := scenarios.Result{Verdict: scenarios.Fail, Anomalies: map[check.Anomaly]int{check.DoubleCharge: 2}}
+	now := scenarios.Result{Verdict: scenarios.Fail, Anomalies: map[check.Anomaly]int{check.DoubleCharge: 2, check.HeldDuplicate: 0}}
+	if (rundir.Checked{Saved: saved, Now: now}).Differs() {
+		t.Error("a count missing from the saved result, 0 now, differs")
+	}
+	if (rundir.Checked{Saved: now, Now: saved}).Differs() {
+		t.Error("a count of 0 missing from the new result differs")
+	}
+	now.Anomalies[check.HeldDuplicate] = 1
+	if !(rundir.Checked{Saved: saved, Now: now}).Differs() {
+		t.Error("a new finding of an anomaly the saved result did not know does not differ")
+	}
+	now.Anomalies[check.HeldDuplicate], now.Verdict = 0, scenarios.Pass
+	if !(rundir.Checked{Saved: saved, Now: now}).Differs() {
+		t.Error("another verdict does not differ")
+	}
+	if !(rundir.Checked{Saved: saved, Now: scenarios.Result{Verdict: scenarios.Fail}}).Differs() {
+		t.Error("a count gone to nothing does not differ")
 	}
 }

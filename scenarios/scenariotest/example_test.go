@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/idemchaos/idemchaos/scenarios/scenariotest"
-	)
+)
 
 // shop is a tiny payment service, the kind a team tests: POST /v1/charges
 // with an Idempotency-Key, and a ledger in memory. With idempotent false it
@@ -39,27 +39,52 @@ func (s *shop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	key, body := r.Header.Get("Idempotency-Key"), fmt.Sprint(req)
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.idempotent {
 		if key == "" {
 			http.Error(w, `{"code":"idempotency_key_missing"}`, http.StatusBadRequest)
 			return
 		}
-		if e, ok := s.keys[key]; ok {
-			s.replay(w, e, body)
+		if !s.claim(w, key, body) {
 			return
 		}
-		s.keys[key] = &entry{body: body}
 	}
-	id := fmt.Sprintf("ch_%d", len(s.charges)+1)
-	s.charges = append(s.charges, scenariotest.Charge{ID: id, Key: key, Account: req.Account, Amount: req.Amount})
-	answer, _ := json.Marshal(map[string]any{"id": id, "account": req.Account, "amount": req.Amount})
-	if e := s.keys[key]; e != nil {
-		e.done, e.answer = true, answer
+	answer := s.charge(key, req.Account, req.Amount)
+	if s.idempotent {
+		s.complete(key, answer)
 	}
 	w.WriteHeader(http.StatusCreated)
 	_, _ = w.Write(answer)
+}
+
+// claim takes key for this request, or answers from the key's entry. The
+// lock is never held while the payment runs: a duplicate of a request in
+// flight gets 409 at once instead of waiting for it.
+func (s *shop) claim(w http.ResponseWriter, key, body string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.keys[key]; ok {
+		s.replay(w, e, body)
+		return false
+	}
+	s.keys[key] = &entry{body: body}
+	return true
+}
+
+// charge moves the money and returns the answer.
+func (s *shop) charge(key, account string, amount int64) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := fmt.Sprintf("ch_%d", len(s.charges)+1)
+	s.charges = append(s.charges, scenariotest.Charge{ID: id, Key: key, Account: account, Amount: amount})
+	answer, _ := json.Marshal(map[string]any{"id": id, "account": account, "amount": amount})
+	return answer
+}
+
+// complete stores the answer of key's request for its retries.
+func (s *shop) complete(key string, answer []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.keys[key].done, s.keys[key].answer = true, answer
 }
 
 func (s *shop) replay(w http.ResponseWriter, e *entry, body string) {

@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"net/http"
+	"strconv"
 
 	"github.com/idemchaos/idemchaos/internal/strictyaml"
 	"github.com/idemchaos/idemchaos/targets/api"
@@ -11,12 +12,12 @@ import (
 // profileFile is a custom profile as written in a file (YAML or JSON).
 // Statuses left out keep the ietf value.
 type profileFile struct {
-	Name         string `yaml:"name"`
-	MissingKey   int    `yaml:"missing_key" default:"400"`
-	InFlight     int    `yaml:"in_flight" default:"409"`
-	Mismatch     int    `yaml:"mismatch" default:"422"`
-	ReplayHeader string `yaml:"replay_header"`
-	ReplayErrors bool   `yaml:"replay_errors"`
+	Name         string   `yaml:"name"`
+	MissingKey   int      `yaml:"missing_key" default:"400"`
+	InFlight     inFlight `yaml:"in_flight" default:"409"`
+	Mismatch     int      `yaml:"mismatch" default:"422"`
+	ReplayHeader string   `yaml:"replay_header"`
+	ReplayErrors bool     `yaml:"replay_errors"`
 }
 
 // ParseProfile reads a custom profile from YAML or JSON. Decoding is strict
@@ -53,6 +54,44 @@ func parseProfile(data []byte, path string) (api.Profile, error) {
 }
 
 func (f profileFile) profile() api.Profile {
-	return api.Profile{Name: f.Name, MissingKey: f.MissingKey, InFlight: f.InFlight, Mismatch: f.Mismatch,
+	return api.Profile{Name: f.Name, MissingKey: f.MissingKey, InFlight: f.InFlight.status,
+		InFlightWait: f.InFlight.wait, Mismatch: f.Mismatch,
 		ReplayHeader: http.CanonicalHeaderKey(f.ReplayHeader), ReplayErrors: f.ReplayErrors}
+}
+
+// inFlight is the in_flight field: the status of a duplicate sent while the
+// first request of its key runs, or the word wait: the service holds such a
+// duplicate until the first finishes, then answers it, by design. With wait
+// the status stays ietf's 409, for a duplicate the service does refuse.
+type inFlight struct {
+	status int
+	wait   bool
+}
+
+// waitWord is what a profile file writes for a service that waits.
+const waitWord = "wait"
+
+func (f *inFlight) UnmarshalScalar(tag, text, got string) error {
+	*f = inFlight{}
+	switch {
+	case tag == "!!int":
+		n, err := strconv.ParseInt(text, 0, 32)
+		if err != nil {
+			return fmt.Errorf("want a 4xx status or %s, got %s", waitWord, got)
+		}
+		f.status = int(n)
+	case tag == "!!str" && text == waitWord:
+		f.status, f.wait = api.IETF.InFlight, true
+	case tag == "!!str" && isNumber(text):
+		return fmt.Errorf("want an integer, got %s", got) // a quoted status is a string
+	default:
+		return fmt.Errorf("want a 4xx status or %s, got %s", waitWord, got)
+	}
+	return nil
+}
+
+// isNumber reports whether s is a decimal integer.
+func isNumber(s string) bool {
+	_, err := strconv.Atoi(s)
+	return err == nil
 }

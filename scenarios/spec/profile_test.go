@@ -20,6 +20,16 @@ func TestParseProfileYAMLAndJSON(t *testing.T) {
 	if err != nil || j != want {
 		t.Fatalf("json: %+v, %v", j, err)
 	}
+	for _, in := range []string{"name: patient\nin_flight: wait\n", `{"name": "patient", "in_flight": "wait"}`} {
+		waits, err := ParseProfile([]byte(in))
+		want := api.Profile{Name: "patient", MissingKey: 400, InFlight: 409, InFlightWait: true, Mismatch: 422}
+		if err != nil || waits != want {
+			t.Fatalf("in_flight: wait: %+v, %v", waits, err)
+		}
+	}
+	if p, err := ParseProfile([]byte("name: hex\nin_flight: 0x1ad\n")); err != nil || p.InFlight != 429 || p.InFlightWait {
+		t.Fatalf("in_flight: 0x1ad: %+v, %v", p, err)
+	}
 	allowed, err := ParseProfile([]byte("name: lenient\nmissing_key: 0\n"))
 	if err != nil || allowed.MissingKey != 0 || allowed.InFlight != 409 || allowed.Mismatch != 422 {
 		t.Fatalf("missing_key 0: %+v, %v", allowed, err)
@@ -31,7 +41,12 @@ func TestParseProfileRejects(t *testing.T) {
 		{"unknown field", "name: a\nin_flite: 409\n", "in_flite: unknown field (known: name, missing_key, in_flight, mismatch, replay_header, replay_errors) (line 2)"},
 		{"unknown json field", `{"name": "a", "mismatch_status": 422}`, "mismatch_status: unknown field"},
 		{"string status", "name: a\nmismatch: unprocessable\n", `mismatch: want an integer, got "unprocessable" (line 2)`},
-		{"quoted status", "name: a\nin_flight: \"409\"\n", `in_flight: want an integer, got "409"`},
+		{"quoted status", "name: a\nin_flight: \"409\"\n", `in_flight: want an integer, got "409" (line 2)`},
+		{"other word", "name: a\nin_flight: block\n", `in_flight: want a 4xx status or wait, got "block" (line 2)`},
+		{"in flight list", "name: a\nin_flight: [409]\n", "in_flight: want a 4xx status or wait, got a list (line 2)"},
+		{"in flight null", "name: a\nin_flight: ~\n", "in_flight: want a 4xx status or wait, got null (line 2)"},
+		{"in flight bool", "name: a\nin_flight: true\n", `in_flight: want a 4xx status or wait, got "true" (line 2)`},
+		{"in flight huge", "name: a\nin_flight: 99999999999\n", `in_flight: want a 4xx status or wait, got "99999999999" (line 2)`},
 		{"bool as string", "name: a\nreplay_errors: \"true\"\n", "replay_errors: want true or false"},
 		{"list name", "name: [a]\n", "name: want a string, got a list"},
 		{"status 2xx", "name: a\nin_flight: 200\n", "in_flight: 200 is not a 4xx status"},

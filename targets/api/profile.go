@@ -15,6 +15,12 @@ type Profile struct {
 	MissingKey int `json:"missing_key"`
 	// InFlight is the status for a duplicate while the first is still running.
 	InFlight int `json:"in_flight"`
+	// InFlightWait says the service holds such a duplicate until the first
+	// finishes and then answers it, by design (a profile file's
+	// "in_flight: wait"): held duplicates are then not a finding. InFlight
+	// stays the status of a duplicate it does refuse. Absent from older
+	// documents, which read as false: the service does not wait.
+	InFlightWait bool `json:"in_flight_wait,omitempty"`
 	// Mismatch is the status for a key reused with another payload.
 	Mismatch int `json:"mismatch"`
 	// ReplayHeader, when set, must be present on every replayed response.

@@ -18,6 +18,7 @@ var builders = map[string]func(Deps) Strategy{
 	"redis-cache-errors": func(d Deps) Strategy { return redisClaim{deps: d, claimTTL: d.ClaimTTL, cacheErrors: true} },
 	"pg-split-tx":        newPgSplit,
 	"pg-nofingerprint":   func(d Deps) Strategy { return pgTx{deps: d} },
+	"pg-blocking-claim":  func(d Deps) Strategy { return pgTx{deps: d, fingerprint: true, blockingClaim: true} },
 	"pg-tx":              func(d Deps) Strategy { return pgTx{deps: d, fingerprint: true} },
 	"redis-pg-guard":     func(d Deps) Strategy { return redisPgGuard{d} },
 }

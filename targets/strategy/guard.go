@@ -2,7 +2,6 @@ package strategy
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/idemchaos/idemchaos/targets/api"
 	"github.com/jackc/pgx/v5"
@@ -38,20 +37,10 @@ func (s redisPgGuard) Handle(ctx context.Context, r Request) Response {
 // work inserts the key row; if it already exists (committed by an earlier
 // request, waited for if still open) the stored answer is replayed.
 func (s redisPgGuard) work(ctx context.Context, tx pgx.Tx, r Request) (Response, error) {
-	tag, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (key, fingerprint, response_status, response_body)
-		VALUES ($1, $2, 0, '') ON CONFLICT DO NOTHING`, r.Key, r.Fingerprint)
-	if err != nil {
-		return Response{}, fmt.Errorf("insert key: %w", err)
-	}
-	if tag.RowsAffected() == 0 {
-		stored, _, err := loadKeyRow(ctx, tx, r.Key)
-		return answerStored(s.deps, stored, r, true), err
+	resp, claimed, err := claimByInsert(ctx, s.deps, tx, r, true)
+	if err != nil || !claimed {
+		return resp, err
 	}
 	s.deps.at(ctx, api.AfterCheck, r)
-	resp, err := charge(ctx, tx, r)
-	if err != nil {
-		return Response{}, err
-	}
-	s.deps.at(ctx, api.BeforeStoreResponse, r)
-	return resp, storeKeyResponse(ctx, tx, r.Key, resp)
+	return chargeAndStore(ctx, s.deps, tx, r)
 }

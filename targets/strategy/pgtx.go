@@ -14,9 +14,16 @@ import (
 // the key and the money commit or roll back together. Without the fingerprint
 // (pg-nofingerprint) a retry with another payload is answered with the first
 // payload's response.
+//
+// With blockingClaim (pg-blocking-claim) there is no lock before the key row:
+// the claim is the INSERT ... ON CONFLICT DO NOTHING itself, and Postgres
+// makes a second INSERT of a key that an open transaction inserted wait for
+// that transaction. A duplicate sent while the first request is in flight is
+// held until it commits, then replayed, instead of getting 409 at once.
 type pgTx struct {
-	deps        Deps
-	fingerprint bool
+	deps          Deps
+	fingerprint   bool
+	blockingClaim bool
 }
 
 // errBusy aborts the transaction of a duplicate that found the key locked.
@@ -26,7 +33,11 @@ func (s pgTx) Handle(ctx context.Context, r Request) Response {
 	if r.Key == "" {
 		return noKey(ctx, s.deps, r)
 	}
-	resp, err := inTx(ctx, s.deps, r, func(tx pgx.Tx) (Response, error) { return s.work(ctx, tx, r) })
+	work := s.work
+	if s.blockingClaim {
+		work = s.workBlocking
+	}
+	resp, err := inTx(ctx, s.deps, r, func(tx pgx.Tx) (Response, error) { return work(ctx, tx, r) })
 	switch {
 	case errors.Is(err, errBusy):
 		return inFlight(s.deps.Profile)
@@ -56,15 +67,40 @@ func (s pgTx) work(ctx context.Context, tx pgx.Tx, r Request) (Response, error) 
 		return answerStored(s.deps, stored, r, s.fingerprint), nil
 	}
 	s.deps.at(ctx, api.AfterCheck, r)
+	if _, err := insertKeyRow(ctx, tx, r); err != nil {
+		return Response{}, err
+	}
 	return chargeAndStore(ctx, s.deps, tx, r)
 }
 
-// chargeAndStore inserts the key row, charges and stores the response, all
-// on tx.
-func chargeAndStore(ctx context.Context, d Deps, tx pgx.Tx, r Request) (Response, error) {
-	if err := insertKeyRow(ctx, tx, r); err != nil {
-		return Response{}, err
+// workBlocking runs inside the transaction: the key row's INSERT is the claim
+// and the check (both failpoints pass right after it), and it waits for any
+// open transaction that inserted the key.
+func (s pgTx) workBlocking(ctx context.Context, tx pgx.Tx, r Request) (Response, error) {
+	resp, claimed, err := claimByInsert(ctx, s.deps, tx, r, s.fingerprint)
+	if err != nil || !claimed {
+		return resp, err
 	}
+	s.deps.at(ctx, api.AfterClaim, r)
+	s.deps.at(ctx, api.AfterCheck, r)
+	return chargeAndStore(ctx, s.deps, tx, r)
+}
+
+// claimByInsert inserts the key row in progress. When the key already has a
+// row (committed by an earlier request, or waited for while that request's
+// transaction was open) it returns the stored answer and claimed false.
+func claimByInsert(ctx context.Context, d Deps, tx pgx.Tx, r Request, checkFingerprint bool) (resp Response, claimed bool, err error) {
+	inserted, err := insertKeyRow(ctx, tx, r)
+	if err != nil || inserted {
+		return Response{}, inserted, err
+	}
+	stored, _, err := loadKeyRow(ctx, tx, r.Key)
+	return answerStored(d, stored, r, checkFingerprint), false, err
+}
+
+// chargeAndStore charges and stores the response with the key row inserted
+// before, all on tx.
+func chargeAndStore(ctx context.Context, d Deps, tx pgx.Tx, r Request) (Response, error) {
 	resp, err := charge(ctx, tx, r)
 	if err != nil {
 		return Response{}, err
@@ -81,13 +117,15 @@ type keyRow struct {
 // inProgress reports a key row whose work has not completed.
 func (k keyRow) inProgress() bool { return k.resp.Status == 0 }
 
-func insertKeyRow(ctx context.Context, tx pgx.Tx, r Request) error {
-	_, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (key, fingerprint, response_status, response_body)
+// insertKeyRow inserts the key row in progress; inserted is false when the
+// key already had one.
+func insertKeyRow(ctx context.Context, tx pgx.Tx, r Request) (inserted bool, err error) {
+	tag, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (key, fingerprint, response_status, response_body)
 		VALUES ($1, $2, 0, '') ON CONFLICT DO NOTHING`, r.Key, r.Fingerprint)
 	if err != nil {
-		return fmt.Errorf("insert key: %w", err)
+		return false, fmt.Errorf("insert key: %w", err)
 	}
-	return nil
+	return tag.RowsAffected() == 1, nil
 }
 
 func storeKeyResponse(ctx context.Context, tx pgx.Tx, key string, resp Response) error {

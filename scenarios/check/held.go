@@ -1,0 +1,207 @@
+package check
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/idemchaos/idemchaos/sim/history"
+)
+
+// The margins of a held duplicate (see the package comment).
+const (
+	// holdMin is the shortest wait judged a hold on the server's log: a
+	// duplicate that arrived less than this before its original finished
+	// may just have met the commit.
+	holdMin = 20 * time.Millisecond
+	// holdMinClient is the same on the client's timings, which also hold
+	// the client's own scheduling: a stalled client reads every answer late
+	// and at once, as if the server had held them (measured: up to 75 ms
+	// under go test -race on 2 busy cores).
+	holdMinClient = 100 * time.Millisecond
+	// holdSlack, plus a quarter of the wait, is how far from the original's
+	// end the held duplicate's answer may come and still be its release;
+	// and how much before the original it may have arrived (sent together).
+	holdSlack = 10 * time.Millisecond
+)
+
+// span is one attempt's answer and the time it took, as the server logged
+// it or, without a server view, as the client saw it.
+type span struct {
+	start, end time.Duration
+	status     int
+	charge     string
+	replayed   bool
+	replica    int
+}
+
+// serverSpan is a's answer as the server logged it.
+func serverSpan(a *history.Attempt) span {
+	v := a.Server
+	return span{start: v.Start, end: v.End, status: v.Status, charge: v.ChargeID, replayed: v.Replayed, replica: v.Replica}
+}
+
+// clientSpan is a's answer as the client saw it; status 0 unless it was
+// answered.
+func clientSpan(a *history.Attempt) span {
+	s := span{start: a.Call, end: a.Return, charge: a.ChargeID, replayed: a.Replayed, replica: a.Replica}
+	if a.Outcome == history.Acked || a.Outcome == history.Rejected {
+		s.status = a.Status
+	}
+	return s
+}
+
+// spanOf is a's answer from the server log when viaServer, else from the
+// client.
+func spanOf(a *history.Attempt, viaServer bool) span {
+	if viaServer {
+		return serverSpan(a)
+	}
+	return clientSpan(a)
+}
+
+// heldDuplicates reports the key's held duplicates: same-payload attempts
+// that arrived while the key's original was executing, waited until it
+// finished and then got its 2xx, where the profile wants the in-flight
+// status at once. chs are the key's charges; s holds the overlaps
+// (markOverlaps).
+func (c *checker) heldDuplicates(key string, atts []*history.Attempt, chs []*history.Charge, s *keyScratch) {
+	if c.profile.InFlightWait || len(atts) < 2 {
+		return
+	}
+	var known bool // o is the original of charge for payload fp (a key mostly has one of each)
+	var charge, fp string
+	var o *history.Attempt
+	for pos, b := range atts {
+		if b.Server != nil && s.partner[pos] < 0 {
+			continue // no same-payload attempt was on the server with it: nothing held it
+		}
+		bs := answerOf(b)
+		if !is2xx(bs.status) {
+			continue
+		}
+		if !known || bs.charge != charge || b.Fingerprint != fp {
+			known, charge, fp, o = true, bs.charge, b.Fingerprint, c.originalOf(bs.charge, b, atts, chs)
+		}
+		if o == nil || o == b || o.ID == b.ID || o.Fingerprint != b.Fingerprint {
+			continue
+		}
+		viaServer := o.Server != nil && b.Server != nil
+		if !viaServer && (!is2xx(clientSpan(b).status) || !is2xx(clientSpan(o).status)) {
+			continue // no timings to compare: an answer the client never saw, and no server log
+		}
+		ot, bt := spanOf(o, viaServer), spanOf(b, viaServer)
+		wait := ot.end - bt.start
+		if !c.held(ot, bt, wait, viaServer) {
+			continue
+		}
+		if c.refuses(bt.replica) {
+			continue // the replica refuses in-flight duplicates: this wait was the server busy
+		}
+		c.addHeld(key, b, o, bt, ot, wait, viaServer)
+	}
+}
+
+// answerOf is a's answer as the server logged it, else as the client saw it.
+func answerOf(a *history.Attempt) span {
+	if a.Server != nil {
+		return serverSpan(a)
+	}
+	return clientSpan(a)
+}
+
+// held applies the timing of a hold to original o and duplicate b: b
+// arrived after o started (or with it, within holdSlack: released
+// together, either may reach the server first), o finished within the
+// claim timeout, b waited at least holdMin (holdMinClient on the client's
+// timings) for it, and b was answered as o finished.
+func (c *checker) held(o, b span, wait time.Duration, viaServer bool) bool {
+	least := holdMin
+	if !viaServer {
+		least = holdMinClient
+	}
+	if b.start < o.start-holdSlack || wait < least {
+		return false
+	}
+	if c.claimTime > 0 && o.end-o.start > c.claimTime {
+		return false // the original outlived its claim: the claim timeout governs, not the 409
+	}
+	d, slack := b.end-o.end, holdSlack+wait/4
+	return d <= slack && -d <= slack
+}
+
+// originalOf returns the attempt of the key whose work the 2xx answers
+// naming charge come from: the maker of charge in the ledger, else the
+// attempt with b's payload that answered charge first without replaying it.
+func (c *checker) originalOf(charge string, b *history.Attempt, atts []*history.Attempt, chs []*history.Charge) *history.Attempt {
+	if charge != "" {
+		if row := c.row(charge, chs); row.n == 1 && row.c.AttemptID != "" {
+			if o := c.attempt(row.c.AttemptID, atts); o != nil && o.Key == b.Key {
+				return o
+			}
+		}
+	}
+	return firstAnswer(b, charge, atts)
+}
+
+// firstAnswer returns the same-payload attempt of b's key answered 2xx with
+// charge, not as a replay, that was answered first (nil: none).
+func firstAnswer(b *history.Attempt, charge string, atts []*history.Attempt) *history.Attempt {
+	var first *history.Attempt
+	var firstEnd time.Duration
+	for _, a := range atts {
+		if a.Fingerprint != b.Fingerprint {
+			continue
+		}
+		s := answerOf(a)
+		if !is2xx(s.status) || s.replayed || s.charge != charge {
+			continue
+		}
+		if first == nil || s.end < firstEnd {
+			first, firstEnd = a, s.end
+		}
+	}
+	return first
+}
+
+// refuses reports whether the run shows replica answering a keyed attempt
+// with the profile's in-flight status (as the server logged it, else as the
+// client saw it): such a target refuses in-flight duplicates, and a
+// duplicate it answered late was slowed by something else. Computed once,
+// on first use.
+func (c *checker) refuses(replica int) bool {
+	if c.refusals == nil {
+		c.refusals = map[int]bool{}
+		for _, a := range c.atts {
+			if s := answerOf(a); s.status == c.inFlight && a.Key != "" {
+				c.refusals[s.replica] = true
+			}
+		}
+	}
+	return c.refusals[replica]
+}
+
+// addHeld records a held_duplicate finding for b, held by original o.
+func (c *checker) addHeld(key string, b, o *history.Attempt, bt, ot span, wait time.Duration, viaServer bool) {
+	seen := "the server's log"
+	if !viaServer {
+		seen = "the client's timings"
+	}
+	release := "as it finished"
+	switch d := bt.end - ot.end; {
+	case d >= time.Millisecond:
+		release = duration(d) + " after it finished"
+	case d <= -time.Millisecond:
+		release = duration(-d) + " before it finished"
+	}
+	arrived := fmt.Sprintf("arrived %s after attempt %s began executing the key", duration(bt.start-ot.start), o.ID)
+	if bt.start < ot.start {
+		arrived = fmt.Sprintf("arrived with attempt %s (%s before it), which executed the key", o.ID, duration(ot.start-bt.start))
+	}
+	c.add(rankHeldDuplicate, 1, Finding{
+		Anomaly: HeldDuplicate, Key: key, Account: b.Account, Attempts: []string{b.ID, o.ID},
+		Charges: appendUnique(nil, bt.charge),
+		Detail: fmt.Sprintf("%s %s, waited %s for it and got its %d (%s) %s; %s answers %d at once to a duplicate in flight (%s)",
+			who(key, b), arrived, duration(wait), bt.status, chargeLabel(bt.charge), release,
+			c.profileLabel(), c.inFlight, seen),
+	})
+}
