@@ -116,9 +116,13 @@ func assumeService(o Observation) []string { return assumeRightPath(o) }
 // assumeFromPlan derives the self-checks of a passing run on a user's
 // service from what its plan exercised: a keyed charge accepted at least
 // once, released groups overlapping, dropped responses hiding an answer,
-// store faults firing.
-func assumeFromPlan(plan workload.Plan) func(Observation) []string {
+// store faults firing, and the gate (gated: the scenario forces an
+// interleaving through the service's failpoints) holding a request.
+func assumeFromPlan(plan workload.Plan, gated bool) func(Observation) []string {
 	var checks []func(Observation) []string
+	if gated {
+		checks = append(checks, assumeGateEngaged)
+	}
 	if planKeyed(plan) {
 		checks = append(checks, assumeAccepted)
 	}

@@ -42,6 +42,11 @@ type External struct {
 	// Toxiproxy is the user's Toxiproxy API those proxies live in ("":
 	// the embedded one).
 	Toxiproxy string `json:"toxiproxy_url,omitempty"`
+	// Failpoints says the service speaks the failpoint protocol
+	// (docs/failpoints.md): it reports the named points to the harness,
+	// which gates and delays requests there and fires the planned store
+	// faults at the point, on the proxies above.
+	Failpoints bool `json:"failpoints,omitempty"`
 	// AllowRemote lets URLs off loopback be the target (a service in a
 	// cluster, say): load and faults then leave this machine.
 	AllowRemote bool `json:"allow_remote,omitempty"`
@@ -112,45 +117,128 @@ func (t External) Endpoint(i int) (host, prefix string, err error) {
 	return host, strings.TrimSuffix(u.Path, "/"), nil
 }
 
-// Skip says why scenario sc cannot run against t ("" when it can): some
-// faults need the target's internals.
+// Skip says why scenario sc cannot run against t ("" when it can), naming
+// what is missing: replica URLs, the failpoint protocol (Failpoints) for a
+// gate or a delay inside the service, a store proxy for a store fault, or
+// the service's own TTLs declared as short as the scenario needs them.
 func (t External) Skip(sc Scenario) string {
 	switch {
-	case sc.Internals != "":
-		return sc.Internals
-	case sc.Gate != nil:
-		return "needs a gate inside the target (failpoints)"
 	case sc.Target.Replicas > 1 && len(t.URLs) < 2:
 		return "needs two or more target URLs (replicas)"
+	case sc.Gate != nil && !t.Failpoints:
+		return "needs a gate inside the target (failpoints) to force the interleaving: " + failpointsHint
+	case sc.Target.KeyTTL > 0 && (t.KeyTTL <= 0 || t.KeyTTL > sc.Target.KeyTTL):
+		return fmt.Sprintf("needs the service's key TTL at most %s, declared with --key-ttl (start the service with a retention that short)",
+			sc.Target.KeyTTL)
 	}
-	return t.skipStores(sc)
+	return t.skipFaults(sc)
 }
 
-// skipStores: a scenario whose only faults are store-link faults needs the
-// matching proxy.
-func (t External) skipStores(sc Scenario) string {
+// failpointsHint is how a user gives what a gate or a delay needs.
+const failpointsHint = "give --failpoints, for a service that speaks the failpoint protocol (docs/failpoints.md)"
+
+// skipFaults: a store-link cut needs the matching proxy; a scenario whose
+// in-target faults the service cannot carry (a delay or a latency needs the
+// failpoint protocol) runs without them only if it has other faults left;
+// a latency meant to outlive the claim needs the service's claim shorter.
+func (t External) skipFaults(sc Scenario) string {
 	plan := sc.Plan(workload.Seeded(0, "needs/"+sc.Name), Params{Replicas: max(1, len(t.URLs))})
+	var dropped string
+	left := 0
 	for _, f := range plan.Faults() {
 		if f.Inject == "" {
+			left++
 			continue
 		}
 		in, err := api.ParseInjection(f.Inject)
 		if err != nil {
 			return err.Error()
 		}
-		if in.Action == api.PGCut && t.PostgresProxy == "" {
-			return "needs a Postgres link: --toxiproxy-url and --postgres-proxy NAME, the proxy the service's Postgres traffic goes through"
+		why := t.needs(sc, in)
+		switch {
+		case why == "":
+			left++
+		case in.Action.CutsLink() || t.carries(in):
+			return why // a cut is the scenario's point; a carried latency must outlive the claim
+		default:
+			dropped = why
 		}
-		if in.Action == api.RedisCut && t.RedisProxy == "" {
-			return "needs a Redis link: --toxiproxy-url and --redis-proxy NAME, the proxy the service's Redis traffic goes through"
-		}
+	}
+	if left == 0 && dropped != "" {
+		return dropped
 	}
 	return ""
 }
 
+const pgProxyHint = "--toxiproxy-url and --postgres-proxy NAME, the proxy the service's Postgres traffic goes through"
+
+// needs says what injection in of scenario sc needs of t that t lacks ("":
+// nothing).
+func (t External) needs(sc Scenario, in api.Injection) string {
+	switch in.Action {
+	case api.PGCut:
+		if t.PostgresProxy == "" {
+			return "needs a Postgres link: " + pgProxyHint
+		}
+	case api.RedisCut:
+		if t.RedisProxy == "" {
+			return "needs a Redis link: --toxiproxy-url and --redis-proxy NAME, the proxy the service's Redis traffic goes through"
+		}
+	case api.Delay:
+		if !t.Failpoints {
+			return "needs a delay inside the target (failpoints) to outlast the client: " + failpointsHint
+		}
+	case api.PGLatency:
+		return t.latencyNeeds(sc, in)
+	}
+	return ""
+}
+
+// latencyNeeds: Postgres latency fired at a point needs the failpoint
+// protocol and the Postgres proxy; a scenario that shortens the claim below
+// the latency (slow-charge) means the charge to outlive the claim, so the
+// service's own claim TTL, declared with --claim-timeout, must be shorter.
+func (t External) latencyNeeds(sc Scenario, in api.Injection) string {
+	var need []string
+	if !t.Failpoints {
+		need = append(need, "--failpoints (a service that speaks the failpoint protocol, docs/failpoints.md)")
+	}
+	if t.PostgresProxy == "" {
+		need = append(need, pgProxyHint)
+	}
+	outlive := sc.Target.ClaimTTL > 0 && sc.Target.ClaimTTL < in.Arg
+	if outlive && t.ClaimTimeout >= in.Arg {
+		need = append(need, fmt.Sprintf("the service's claim TTL under %s, declared with --claim-timeout (start the service with a claim TTL that short)", in.Arg))
+	}
+	if len(need) == 0 {
+		return ""
+	}
+	what := fmt.Sprintf("needs %s of Postgres latency at a point inside the target (failpoints)", in.Arg)
+	if outlive {
+		what += ", outliving the service's claim"
+	}
+	return what + ": " + strings.Join(need, "; and ")
+}
+
+// carries reports whether the service can carry an injection: a cut on a
+// store proxy (from outside, or at the point with the failpoint protocol),
+// a delay at the point, a latency at the point on the Postgres proxy.
+func (t External) carries(in api.Injection) bool {
+	switch in.Action {
+	case api.PGCut:
+		return t.PostgresProxy != ""
+	case api.RedisCut:
+		return t.RedisProxy != ""
+	case api.PGLatency:
+		return t.Failpoints && t.PostgresProxy != ""
+	}
+	return t.Failpoints
+}
+
 // adapt turns a built-in plan into one for t: the service's accounts and
 // currency, replicas folded onto its URLs, and in-target faults it cannot
-// carry (delays, latency at a failpoint) dropped.
+// carry (delays and latency, without the failpoint protocol) dropped.
+// Store cuts stay: Skip keeps a plan away whose cuts lack their proxy.
 func (t External) adapt(plan workload.Plan) workload.Plan {
 	names := map[string]string{}
 	for i, a := range plan.Accounts {
@@ -170,7 +258,7 @@ func (t External) adapt(plan workload.Plan) workload.Plan {
 		op.Tries = append([]workload.Try(nil), op.Tries...)
 		for j := range op.Tries {
 			op.Tries[j].Replica %= len(t.URLs)
-			if !carried(op.Tries[j].Inject) {
+			if in, err := api.ParseInjection(op.Tries[j].Inject); err != nil || !in.Action.CutsLink() && !t.carries(in) {
 				op.Tries[j].Inject = ""
 			}
 		}
@@ -178,12 +266,6 @@ func (t External) adapt(plan workload.Plan) workload.Plan {
 	}
 	plan.Ops = ops
 	return plan
-}
-
-// carried: store-link cuts can be applied from outside; the rest needs failpoints.
-func carried(inject string) bool {
-	in, err := api.ParseInjection(inject)
-	return err == nil && in.Action.CutsLink()
 }
 
 // SkipError says a scenario cannot run against an external target, and why.

@@ -44,6 +44,9 @@ func (t External) Repro(c Cell) string {
 	flag("toxiproxy-url", t.Toxiproxy)
 	flag("postgres-proxy", t.PostgresProxy)
 	flag("redis-proxy", t.RedisProxy)
+	if t.Failpoints {
+		b.WriteString(" --failpoints")
+	}
 	if t.AllowRemote {
 		b.WriteString(" --allow-remote")
 	}

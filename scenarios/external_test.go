@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -115,5 +116,130 @@ func TestExternalSafetyRules(t *testing.T) {
 		if err := e.Check(); err == nil || !strings.Contains(err.Error(), "it names directories") {
 			t.Errorf("name %q: %v; want refused", name, err)
 		}
+	}
+}
+
+// TestExternalSkipsWithTheFailpointProtocol: with the protocol, the gate and
+// the delays run; slow-charge also needs the Postgres proxy and a claim
+// shorter than its latency; key-expiry needs a short key TTL declared; the
+// reasons say exactly what is missing.
+func TestExternalSkipsWithTheFailpointProtocol(t *testing.T) {
+	base := External{Name: "svc", URLs: []string{"http://127.0.0.1:1"}, LedgerQuery: "q", ClaimTimeout: DefaultClaimTimeout}
+	fp := base
+	fp.Failpoints = true
+	full := fp
+	full.URLs = []string{"http://127.0.0.1:1", "http://127.0.0.1:2", "http://127.0.0.1:3"}
+	full.PostgresProxy, full.RedisProxy = "pg", "redis"
+	full.ClaimTimeout, full.KeyTTL = 250*time.Millisecond, 250*time.Millisecond
+	cases := []struct {
+		e        External
+		scenario string
+		want     string // "" runs
+	}{
+		{base, "forced-race", "needs a gate inside the target (failpoints) to force the interleaving: give --failpoints"},
+		{fp, "forced-race", ""},
+		{base, "client-timeout-retry", "needs a delay inside the target (failpoints) to outlast the client: give --failpoints"},
+		{fp, "client-timeout-retry", ""},
+		{base, "retry-storm", ""}, // its delays are dropped: its dropped responses remain
+		{fp, "retry-storm", ""},
+		{base, "slow-charge", "needs 500ms of Postgres latency at a point inside the target (failpoints), outliving the service's claim: --failpoints"},
+		{fp, "slow-charge", "--postgres-proxy NAME"},
+		{withProxy(fp), "slow-charge", "the service's claim TTL under 500ms, declared with --claim-timeout"},
+		{full, "slow-charge", ""},
+		{fp, "key-expiry", "needs the service's key TTL at most 250ms, declared with --key-ttl"},
+		{base, "key-expiry", "needs the service's key TTL at most 250ms"},
+		{withKeyTTL(base, 250*time.Millisecond), "key-expiry", ""}, // no failpoints needed
+		{withKeyTTL(base, time.Second), "key-expiry", "at most 250ms"},
+		{fp, "db-fault-mid-request", "needs a Postgres link"},
+		{full, "db-fault-mid-request", ""},
+		{full, "redis-fault-after-commit", ""},
+		{full, "replica-fanout", ""},
+	}
+	for _, c := range cases {
+		sc, err := Lookup(c.scenario)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := c.e.Skip(sc)
+		if c.want == "" && got != "" || !strings.Contains(got, c.want) {
+			t.Errorf("%s (failpoints %v, pg proxy %q, claim %v, key ttl %v): skip %q, want %q",
+				c.scenario, c.e.Failpoints, c.e.PostgresProxy, c.e.ClaimTimeout, c.e.KeyTTL, got, c.want)
+		}
+	}
+	for _, sc := range Catalog() {
+		if why := full.Skip(sc); why != "" {
+			t.Errorf("everything given: %s still skipped: %s", sc.Name, why)
+		}
+	}
+}
+
+func withProxy(e External) External { e.PostgresProxy = "pg"; return e }
+
+func withKeyTTL(e External, d time.Duration) External { e.KeyTTL = d; return e }
+
+// TestExternalAdaptKeepsWhatTheProtocolCarries: with the failpoint
+// protocol, delays and (with the Postgres proxy) latency stay in the plan.
+func TestExternalAdaptKeepsWhatTheProtocolCarries(t *testing.T) {
+	plan := planStorm(workload.Seeded(1, "t"), Params{Replicas: 1})
+	plan.Ops[3].Tries[0].Inject = "pg-latency:500ms@before-commit"
+	count := func(p workload.Plan) map[string]int {
+		out := map[string]int{}
+		for _, f := range p.Faults() {
+			if f.Inject != "" {
+				out[strings.SplitN(f.Inject, ":", 2)[0]]++
+			}
+		}
+		return out
+	}
+	want := count(plan)
+	if want["delay"] == 0 {
+		t.Fatal("the storm plans no delay")
+	}
+	e := External{URLs: []string{"http://127.0.0.1:1"}}
+	if got := count(e.adapt(plan)); len(got) != 0 {
+		t.Errorf("without the protocol: %v carried", got)
+	}
+	e.Failpoints = true
+	if got := count(e.adapt(plan)); got["delay"] != want["delay"] || got["pg-latency"] != 0 {
+		t.Errorf("with the protocol, no Postgres proxy: %v carried; want the %d delays only", got, want["delay"])
+	}
+	e.PostgresProxy = "pg"
+	if got := count(e.adapt(plan)); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("with the protocol and a Postgres proxy: %v carried, want %v", got, want)
+	}
+}
+
+func TestExternalFailpointsSavedAndRepro(t *testing.T) {
+	e := External{Name: "target", URLs: []string{"http://127.0.0.1:8080"}, LedgerQuery: "q", ClaimTimeout: DefaultClaimTimeout,
+		Failpoints: true}
+	b, err := json.Marshal(Cell{Scenario: "forced-race", Target: &e})
+	if err != nil || !strings.Contains(string(b), `"failpoints":true`) {
+		t.Errorf("cell JSON %s (%v) does not say the target speaks the protocol", b, err)
+	}
+	var back Cell
+	if err := json.Unmarshal(b, &back); err != nil || back.Target == nil || !back.Target.Failpoints {
+		t.Errorf("read back: %+v (%v)", back.Target, err)
+	}
+	if r := (Cell{Scenario: "forced-race", Seed: 3, Target: &e}).Repro(); !strings.Contains(r, " --failpoints") {
+		t.Errorf("repro %q lacks --failpoints", r)
+	}
+	e.Failpoints = false
+	if r := (Cell{Scenario: "dropped-response", Target: &e}).Repro(); strings.Contains(r, "failpoints") {
+		t.Errorf("repro %q names failpoints it was not given", r)
+	}
+}
+
+// TestExternalGatedScenarioNeedsTheGate: a user's service judged under a
+// scenario that forces an interleaving (through its failpoints) proves
+// nothing unless the gate held a request.
+func TestExternalGatedScenarioNeedsTheGate(t *testing.T) {
+	e := External{Name: "shop", URLs: []string{"http://127.0.0.1:1"}, LedgerQuery: "q", ClaimTimeout: time.Second, Failpoints: true}
+	c, plan, err := Prepare(Cell{Scenario: "forced-race", Seed: 1, Target: &e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Judge(Record{Cell: c, Plan: plan})
+	if res.Verdict != Inconclusive || !strings.Contains(strings.Join(res.Assumptions, "; "), "the gate never held a request") {
+		t.Fatalf("verdict %s, assumptions %q; want inconclusive: the gate never held", res.Verdict, res.Assumptions)
 	}
 }

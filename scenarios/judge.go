@@ -17,7 +17,7 @@ func Judge(rec Record) Result {
 	obs.History = check.Resolve(obs.History, obs.Ledger)
 	twoStores, expected, assume := rec.facts().TwoStores, Expected(c.Strategy, sc.Name, c.Profile), sc.Assume
 	if c.Target != nil { // a user's service: must pass, judged on what the plan exercised
-		expected, assume = nil, assumeFromPlan(plan)
+		expected, assume = nil, assumeFromPlan(plan, sc.Gate != nil)
 	}
 	rep := check.Run(check.Input{History: obs.History, Ledger: obs.Ledger, Profile: c.Profile, TwoStores: twoStores})
 	res := Result{Strategy: c.Strategy, Scenario: sc.Name, Seed: c.Seed, Profile: c.Profile.Name, Replicas: c.Replicas,

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/targets/api"
@@ -74,18 +75,43 @@ func replayText(p api.Profile) string {
 	return s
 }
 
-// ownService says which scenarios run against a user's service as is, and
-// what the others need.
+// ownService says which scenarios run against a user's service as is,
+// which with store proxies, replica URLs or its key TTL declared, and which
+// with the failpoint protocol (and what else those need).
 func ownService() string {
-	bare := scenarios.External{URLs: []string{"http://127.0.0.1:1"}}
-	var runs, more []string
+	one := []string{"http://127.0.0.1:1"}
+	three := []string{"http://127.0.0.1:1", "http://127.0.0.1:2", "http://127.0.0.1:3"}
+	short := 100 * time.Millisecond
+	bare := scenarios.External{URLs: one, ClaimTimeout: scenarios.DefaultClaimTimeout}
+	helped := scenarios.External{URLs: three, PostgresProxy: "pg", RedisProxy: "redis", ClaimTimeout: scenarios.DefaultClaimTimeout, KeyTTL: short}
+	protocol := bare
+	protocol.Failpoints = true
+	full := helped
+	full.Failpoints, full.ClaimTimeout = true, short
+	groups := make([][]string, 5)
 	for _, sc := range scenarios.Catalog() {
-		if bare.Skip(sc) == "" {
-			runs = append(runs, sc.Name)
-		} else if sc.Internals == "" {
-			more = append(more, sc.Name)
+		switch {
+		case bare.Skip(sc) == "":
+			groups[0] = append(groups[0], sc.Name)
+		case helped.Skip(sc) == "":
+			groups[1] = append(groups[1], sc.Name)
+		case protocol.Skip(sc) == "":
+			groups[2] = append(groups[2], sc.Name)
+		case full.Skip(sc) == "":
+			groups[3] = append(groups[3], sc.Name)
+		default:
+			groups[4] = append(groups[4], sc.Name)
 		}
 	}
-	return fmt.Sprintf("runs %s; with store proxies or replica URLs also %s; the rest need the target's internals",
-		strings.Join(runs, ", "), strings.Join(more, ", "))
+	out := "runs " + strings.Join(groups[0], ", ")
+	labels := []string{"; with store proxies (--postgres-proxy, --redis-proxy), replica URLs or a short --key-ttl also ",
+		"; with the failpoint protocol (--failpoints, docs/failpoints.md) also ",
+		"; with the protocol, a Postgres proxy and a short --claim-timeout also ",
+		"; never: "}
+	for i, l := range labels {
+		if len(groups[i+1]) > 0 {
+			out += l + strings.Join(groups[i+1], ", ")
+		}
+	}
+	return out
 }

@@ -19,7 +19,7 @@ type targetFlags struct {
 	chargeID, replayHeader             string
 	toxiproxyURL, pgProxy, redisProxy  string
 	claimTimeout, keyTTL, settle       time.Duration
-	allowRemote                        bool
+	allowRemote, failpoints            bool
 }
 
 func (t *targetFlags) register(fs *flag.FlagSet) {
@@ -42,6 +42,7 @@ func (t *targetFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&t.keyTTL, "key-ttl", 0, "your service's key retention (0: forever)")
 	fs.DurationVar(&t.settle, "settle", 0, "after the last request, read the ledger again until it stops changing, for at most this long (default: --claim-timeout)")
 	fs.BoolVar(&t.allowRemote, "allow-remote", false, "allow a target that is not on a loopback address")
+	fs.BoolVar(&t.failpoints, "failpoints", false, "your service speaks the failpoint protocol (docs/failpoints.md): gates, delays and store faults fire at its named points (forced-race, client-timeout-retry, slow-charge run)")
 }
 
 // set reports whether a user's service is the target.
@@ -51,7 +52,7 @@ func (t *targetFlags) set() bool { return t.urls != "" }
 func (t *targetFlags) external() (scenarios.External, error) {
 	e := scenarios.External{Name: t.name, LedgerQuery: t.ledgerQuery, Currency: t.currency,
 		ClaimTimeout: t.claimTimeout, KeyTTL: t.keyTTL, Settle: t.settle, PostgresProxy: t.pgProxy, RedisProxy: t.redisProxy,
-		Toxiproxy: t.toxiproxyURL, AllowRemote: t.allowRemote,
+		Toxiproxy: t.toxiproxyURL, AllowRemote: t.allowRemote, Failpoints: t.failpoints,
 		Shape: client.Shape{Path: t.path, Body: t.body, KeyHeader: t.keyHeader, ChargeID: t.chargeID, ReplayHeader: t.replayHeader}}
 	e.URLs = splitCSV(t.urls)
 	e.Accounts = splitCSV(t.accounts)

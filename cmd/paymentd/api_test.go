@@ -166,16 +166,16 @@ func checkLedger(t *testing.T, dsn string) {
 	}
 	n := 0
 	for rows.Next() {
-		var key *string
-		var account string
+		var key, attempt *string
+		var account, id string
 		var amount int64
-		if err := rows.Scan(&key, &account, &amount); err != nil {
+		if err := rows.Scan(&key, &account, &amount, &id, &attempt); err != nil {
 			t.Fatal(err)
 		}
 		if key != nil && *key == "order-42" {
 			n++
-			if account != "acct-1" || amount != 1250 {
-				t.Errorf("order-42 charged %s %d; want acct-1 1250", account, amount)
+			if account != "acct-1" || amount != 1250 || !strings.HasPrefix(id, "ch_") {
+				t.Errorf("order-42 charged %s %d as %q; want acct-1 1250 as a ch_ id", account, amount, id)
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"net"
 	"strings"
 
+	"github.com/idemchaos/idemchaos/targets/failpoint/remote"
 	"github.com/idemchaos/idemchaos/targets/provision"
 )
 
@@ -23,6 +24,10 @@ func announce(w io.Writer, c config, s *stores, addr string) {
 	}
 	fmt.Fprintf(w, "paymentd: profile %s, claim ttl %v, key ttl %v, accounts %s (%s)\n",
 		c.profile.Name, c.claimTTL, c.keyTTL, accountList(c.accounts), c.currency)
+	if c.failpoints {
+		fmt.Fprintf(w, "paymentd: failpoints: on: requests carrying %s report every named point to the harness (docs/failpoints.md); give idemchaos --failpoints\n",
+			remote.Header)
+	}
 	fmt.Fprintf(w, "paymentd: ledger: --ledger-url '%s' --ledger-query '%s'\n", redactURL(s.postgresDSN), ledgerQuery)
 	fmt.Fprintln(w, readyLine)
 }

@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/idemchaos/idemchaos/targets/api"
+	"github.com/idemchaos/idemchaos/targets/failpoint/remote"
 	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
 
 // ledgerQuery is what an external idemchaos run passes as --ledger-query to
 // read this ledger's ground truth: one row per charge that moved money.
-const ledgerQuery = "SELECT idempotency_key, account, amount FROM charges"
+const ledgerQuery = "SELECT idempotency_key, account, amount, id, attempt_id FROM charge_rows"
 
 // config is everything the flags decide.
 type config struct {
@@ -33,6 +34,7 @@ type config struct {
 	pgConns     int
 	redisConns  int
 	verbose     bool
+	failpoints  bool
 }
 
 const usageHead = `paymentd: the idemchaos payment API as a standalone server
@@ -40,7 +42,7 @@ const usageHead = `paymentd: the idemchaos payment API as a standalone server
 usage:
   paymentd --strategy S [--listen 127.0.0.1:8080] [--redis-url URL] [--postgres-url DSN]
            [--profile ietf|stripe] [--claim-ttl 5s] [--key-ttl 24h]
-           [--accounts acct-1=1000000,acct-2=500000] [--reset] [--verbose]
+           [--accounts acct-1=1000000,acct-2=500000] [--reset] [--failpoints] [--verbose]
 
 API: POST /v1/charges (header Idempotency-Key), GET /v1/accounts/{id}, GET /healthz.
 Without --redis-url / --postgres-url it starts its own throwaway Redis and
@@ -52,6 +54,13 @@ reads as ground truth:
   --ledger-url DSN --ledger-query '` + ledgerQuery + `'
 
 then the line "paymentd: ready". SIGINT or SIGTERM stops it gracefully.
+
+With --failpoints it speaks the failpoint protocol (docs/failpoints.md): a
+request carrying the X-Idemchaos-Failpoints header (a loopback URL the
+harness serves) reports each named point its strategy passes to that URL
+and waits for the answer, so idemchaos run --target-url ... --failpoints can
+gate and fault it there. Requests without the header are not affected.
+
 Exit codes: 0 stopped by a signal once ready, 1 a failure while serving,
 2 bad flags, 3 stores unavailable (with the install command) or address in
 use, 130 interrupted before ready.
@@ -78,6 +87,7 @@ func parseFlags(args []string, stdout io.Writer) (config, error) {
 	fs.StringVar(&c.redisPrefix, "redis-prefix", "paymentd:", "prefix of the Redis keys")
 	fs.IntVar(&c.pgConns, "pg-conns", 8, "Postgres pool size")
 	fs.IntVar(&c.redisConns, "redis-conns", 16, "Redis pool size")
+	fs.BoolVar(&c.failpoints, "failpoints", false, "speak the failpoint protocol: report each named point of a request that carries "+remote.Header+" to the harness's loopback URL")
 	fs.BoolVar(&c.verbose, "verbose", false, "log one line per request (and store provisioning) on stderr")
 	if err := parse(fs, args, stdout); err != nil {
 		return c, err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/idemchaos/idemchaos/targets/api"
+	"github.com/idemchaos/idemchaos/targets/failpoint/remote"
 	"github.com/idemchaos/idemchaos/targets/server"
 	"github.com/idemchaos/idemchaos/targets/strategy"
 	"github.com/idemchaos/idemchaos/targets/strategy/design"
@@ -19,19 +20,30 @@ import (
 const healthTimeout = 2 * time.Second
 
 // newHandler builds the strategy and the API, adds /healthz and, with
-// --verbose, a log line per request.
+// --verbose, a log line per request. With --failpoints the strategy's
+// failpoints reach the harness named by each request's control URL
+// (remote.Middleware reads it; a request without it is served as usual).
 func newHandler(c config, s *stores, stderr io.Writer) (http.Handler, error) {
 	info, err := design.Lookup(c.strategy)
 	if err != nil {
 		return nil, err
 	}
-	st, err := strategy.New(c.strategy, strategy.Deps{Pool: s.pool, Redis: s.rdb, Prefix: c.redisPrefix,
-		Profile: c.profile, ClaimTTL: c.claimTTL, KeyTTL: c.keyTTL})
+	deps := strategy.Deps{Pool: s.pool, Redis: s.rdb, Prefix: c.redisPrefix, Profile: c.profile,
+		ClaimTTL: c.claimTTL, KeyTTL: c.keyTTL}
+	if c.failpoints {
+		deps.Failpoints = remote.NewSet()
+	}
+	st, err := strategy.New(c.strategy, deps)
 	if err != nil {
 		return nil, err
 	}
+	charges := server.New(server.Config{Strategy: st, Pool: s.pool})
+	if c.failpoints {
+		fp := &remote.Client{Logf: log.New(stderr, "paymentd: ", 0).Printf}
+		charges = fp.Middleware(charges)
+	}
 	mux := http.NewServeMux()
-	mux.Handle("/", server.New(server.Config{Strategy: st, Pool: s.pool}))
+	mux.Handle("/", charges)
 	mux.HandleFunc("GET /healthz", health(s, info.Redis))
 	if !c.verbose {
 		return mux, nil

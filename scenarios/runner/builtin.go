@@ -119,7 +119,7 @@ func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	if err != nil {
 		return obs, 0, err
 	}
-	if err := d.armInjections(plan, client.AttemptID); err != nil {
+	if err := armInjections(d.failpoints, plan, links{pg: d.pgLink, redis: d.redisLink}); err != nil {
 		d.close()
 		return obs, 0, err
 	}

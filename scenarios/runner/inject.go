@@ -4,15 +4,33 @@ import (
 	"context"
 	"time"
 
+	"github.com/idemchaos/idemchaos/sim/client"
 	"github.com/idemchaos/idemchaos/sim/fault"
 	"github.com/idemchaos/idemchaos/sim/workload"
 	"github.com/idemchaos/idemchaos/targets/api"
 	"github.com/idemchaos/idemchaos/targets/failpoint"
 )
 
-// armInjections arms one failpoint action per planned injection, matched on
-// the attempt id of the try that carries it.
-func (d *deployment) armInjections(plan workload.Plan, attemptID func(op, try int) string) error {
+// links are the store links where an injection's link faults land; nil
+// where a target has none.
+type links struct{ pg, redis *fault.Link }
+
+// carries reports whether an action can be carried: a delay always, a link
+// fault when its store link is there.
+func (l links) carries(a api.Action) bool {
+	switch a {
+	case api.Delay:
+		return true
+	case api.RedisCut:
+		return l.redis != nil
+	}
+	return l.pg != nil
+}
+
+// armInjections arms on set one action per planned injection the links
+// carry, matched on the attempt id of the try that carries it (a target
+// without a link has plans without its faults: External.Skip and adapt).
+func armInjections(set *failpoint.Set, plan workload.Plan, l links) error {
 	for _, f := range plan.Faults() {
 		if f.Inject == "" {
 			continue
@@ -21,14 +39,16 @@ func (d *deployment) armInjections(plan workload.Plan, attemptID func(op, try in
 		if err != nil {
 			return err
 		}
-		d.failpoints.Arm("inject", in.Point, failpoint.Attempt(attemptID(f.Op, f.Try)), d.action(in))
+		if l.carries(in.Action) {
+			set.Arm("inject", in.Point, failpoint.Attempt(client.AttemptID(f.Op, f.Try)), l.action(in))
+		}
 	}
 	return nil
 }
 
 // action turns an injection into what runs at the failpoint. Link faults
 // heal when the request that fired them ends.
-func (d *deployment) action(in api.Injection) failpoint.Action {
+func (l links) action(in api.Injection) failpoint.Action {
 	switch in.Action {
 	case api.Delay:
 		return func(ctx context.Context, _ failpoint.Hit) func() {
@@ -41,11 +61,11 @@ func (d *deployment) action(in api.Injection) failpoint.Action {
 			return nil
 		}
 	case api.PGLatency:
-		return linkFault(d.pgLink, func(l *fault.Link) error { return l.Inject(fault.Latency, in.Arg) })
+		return linkFault(l.pg, func(l *fault.Link) error { return l.Inject(fault.Latency, in.Arg) })
 	case api.RedisCut:
-		return linkFault(d.redisLink, (*fault.Link).Cut)
+		return linkFault(l.redis, (*fault.Link).Cut)
 	}
-	return linkFault(d.pgLink, (*fault.Link).Cut)
+	return linkFault(l.pg, (*fault.Link).Cut)
 }
 
 func linkFault(l *fault.Link, apply func(*fault.Link) error) failpoint.Action {

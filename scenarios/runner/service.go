@@ -20,7 +20,11 @@ import (
 
 // Service runs cells against a user's own service: Toxiproxy in front
 // of each of its URLs, store faults on proxies the user routes its stores
-// through, ground truth from its ledger.
+// through, ground truth from its ledger. A service that speaks the
+// failpoint protocol (External.Failpoints) gets the control URL of a
+// failpoint.Set on every request, armed per cell as a built-in deployment's
+// (service_failpoints.go); without it, store faults are applied around the
+// request, from outside.
 type Service struct {
 	target    scenarios.External
 	toxi      *fault.Toxiproxy
@@ -153,8 +157,18 @@ func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	t0 := time.Now()
 	since := func() time.Duration { return time.Since(t0) }
 	var injected atomic.Int64
-	cl := client.New(client.Config{Routes: fr.route, Seed: c.Seed, Since: since, Policy: sc.Policy,
-		Shape: r.target.Shape, Around: r.around(&injected)})
+	cfg := client.Config{Routes: fr.route, Seed: c.Seed, Since: since, Policy: sc.Policy, Shape: r.target.Shape}
+	var fp *serviceFailpoints
+	if r.target.Failpoints { // the service fires the faults at its points
+		if fp, err = r.armFailpoints(sc, plan, since); err != nil {
+			return obs, err
+		}
+		defer fp.close()
+		cfg.Header = fp.header
+	} else { // store faults from outside, around the request
+		cfg.Around = r.around(&injected)
+	}
+	cl := client.New(cfg)
 	attempts := cl.Run(ctx, plan)
 	if sc.Probe {
 		var probes []history.Attempt
@@ -170,6 +184,9 @@ func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	obs.Injected = int(injected.Load())
 	last := since()
 	charges, stable, err := r.settle(ctx, keys, ackedKeys(attempts))
+	if fp != nil { // after the settle: work still in flight keeps its holds and faults until then
+		err = errors.Join(err, r.closeFailpoints(fp), fp.observe(&obs, sc, plan))
+	}
 	obs.History.End = since()
 	obs.Settled, obs.Unsettled = obs.History.End-last, !stable
 	obs.Ledger = history.Ledger{Charges: charges, RowsAtStart: len(before),

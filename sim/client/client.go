@@ -45,6 +45,10 @@ type Config struct {
 	// the try has ended (faults a target cannot fire itself, placed from
 	// outside around the request).
 	Around func(op workload.Op, try int) (after func())
+	// Header, when set, gives extra headers for try n of op (the control URL
+	// of the failpoint protocol, say); they never replace the key or
+	// attempt headers.
+	Header func(op workload.Op, try int) http.Header
 	// Shape is the request the target expects (zero: the built-in API).
 	// Check it first: a shape that does not compile fails every send.
 	Shape Shape

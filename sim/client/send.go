@@ -47,6 +47,7 @@ func (c *Client) send(ctx context.Context, op workload.Op, n int) history.Attemp
 		a.Outcome, a.Err = history.NotSent, err.Error()
 		return a
 	}
+	c.addHeaders(req, op, n)
 	a.Call = c.cfg.Since()
 	resp, err := c.http.Do(req)
 	if err == nil {
@@ -78,6 +79,19 @@ func (c *Client) request(ctx context.Context, base string, f BodyFields, reused 
 	}
 	trace := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) { *reused = *reused || info.Reused }}
 	return req.WithContext(httptrace.WithClientTrace(ctx, trace)), nil
+}
+
+// addHeaders adds the Config's extra headers for try n of op, leaving the
+// ones the client sets alone.
+func (c *Client) addHeaders(req *http.Request, op workload.Op, n int) {
+	if c.cfg.Header == nil {
+		return
+	}
+	for k, vs := range c.cfg.Header(op, n) {
+		if req.Header.Get(k) == "" {
+			req.Header[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
+		}
+	}
 }
 
 // readResponse fills a from a response and closes its body.

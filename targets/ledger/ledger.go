@@ -31,7 +31,10 @@ type Querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
-// schema is idempotent: Migrate may run on every start.
+// schema is idempotent: Migrate may run on every start. The view
+// charge_rows is the ledger as an external run reads it (--ledger-query):
+// one row per charge with the charge id the API answers and the attempt
+// that made it.
 const schema = `
 CREATE TABLE IF NOT EXISTS accounts (
 	id       text PRIMARY KEY,
@@ -49,6 +52,8 @@ CREATE TABLE IF NOT EXISTS charges (
 	replica         int NOT NULL DEFAULT 0,
 	created_at      timestamptz NOT NULL DEFAULT clock_timestamp()
 );
+CREATE OR REPLACE VIEW charge_rows AS
+	SELECT idempotency_key, account, amount, 'ch_' || seq AS id, attempt_id FROM charges;
 CREATE TABLE IF NOT EXISTS idempotency_keys (
 	key             text PRIMARY KEY,
 	fingerprint     text NOT NULL,
