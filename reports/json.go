@@ -33,6 +33,21 @@ type Document struct {
 	Latency []Latency `json:"latency,omitempty"`
 	// Skipped lists the scenarios a user's service could not take, and why.
 	Skipped []Skip `json:"skipped,omitempty"`
+	// Shard says the document is one shard of a run (matrix --shard,
+	// soak --shard): which one, and of which run.
+	Shard *scenarios.ShardRecord `json:"shard,omitempty"`
+	// Merged lists, by K, the shards idemchaos merge joined into this
+	// document. Started is then the first shard's start and DurationMS
+	// the longest shard's duration (the run's, its shards side by side).
+	Merged []MergedShard `json:"merged,omitempty"`
+}
+
+// MergedShard is one of the shards a merged document was made of.
+type MergedShard struct {
+	K          int       `json:"k"`
+	Cells      int       `json:"cells"`
+	Started    time.Time `json:"started"`
+	DurationMS int64     `json:"duration_ms"`
 }
 
 // Skip is a scenario that did not run against a target, and why.

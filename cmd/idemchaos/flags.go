@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/spec"
 	"github.com/idemchaos/idemchaos/targets/api"
 )
@@ -21,6 +22,8 @@ type common struct {
 	jsonFile    string
 	replicas    int
 	out         string
+	shardText   string          // --shard, for the commands that register it
+	shard       scenarios.Shard // --shard parsed by check; zero: the whole run
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -33,9 +36,22 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.out, "out", "", "save the run (plans, faults, histories, snapshots, results) in this new directory")
 }
 
+// registerShard adds --shard (matrix, soak).
+func (c *common) registerShard(fs *flag.FlagSet, what string) {
+	fs.StringVar(&c.shardText, "shard", "", "run shard K of N (1/3, 2/3, 3/3): "+what+
+		"; join the shards' --out directories with idemchaos merge")
+}
+
 func (c *common) check() (api.Profile, error) {
 	if c.replicas < 1 || c.replicas > 16 {
 		return api.Profile{}, usageErrorf("--replicas %d: want 1 to 16", c.replicas)
+	}
+	if c.shardText != "" {
+		s, err := scenarios.ParseShard(c.shardText)
+		if err != nil {
+			return api.Profile{}, usageErrorf("--shard %v", err)
+		}
+		c.shard = s
 	}
 	return profileFlag(c.profile)
 }

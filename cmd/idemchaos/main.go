@@ -37,8 +37,9 @@ usage:
   idemchaos run --strategy S --scenario C [--seed N] [--out DIR] [--json FILE]
   idemchaos run --target-url URL --ledger-url DSN --ledger-query SQL --scenario C
                                                    your own service (see README: testing your own service)
-  idemchaos matrix [--strategies a,b] [--scenarios x,y] [--seeds N] [--out DIR] [--json FILE]
-  idemchaos soak [--duration D] [--strategies a,b] [--scenarios x,y] [--seed N] [--out DIR] [--json FILE]
+  idemchaos matrix [--strategies a,b] [--scenarios x,y] [--seeds N] [--shard K/N] [--out DIR] [--json FILE]
+  idemchaos soak [--duration D] [--strategies a,b] [--scenarios x,y] [--seed N] [--shard K/N] [--out DIR] [--json FILE]
+  idemchaos merge DIR... --out DIR                 join the run directories of shards 1/N..N/N into one
   idemchaos check DIR [--json FILE]                re-check a saved run offline
   idemchaos report DIR|FILE --format table|json|junit|markdown|html [-o FILE]
   idemchaos demo SCENARIO [--strategy S]           a forced interleaving, narrated for a room
@@ -46,7 +47,8 @@ usage:
 
 common flags: --redis-url, --postgres-url (else IDEMCHAOS_REDIS_URL, IDEMCHAOS_POSTGRES_URL;
               else a Docker engine; else local redis-server and postgres), --no-docker, --profile NAME|FILE,
-              --scenario-file FILE (run, matrix: a scenario of your own, see examples/)
+              --scenario-file FILE (run, matrix: a scenario of your own, see examples/),
+              --shard K/N (matrix, soak: this process's share of the run; idemchaos merge joins the shards)
 exit codes: 0 pass (matrix: every cell as declared), 1 invariant violated (matrix: a cell not as
             declared), 2 usage or bad input, 3 environment error, 4 inconclusive, 130 interrupted
 run 'idemchaos COMMAND -h' for a command's flags
@@ -68,6 +70,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdMatrix(ctx, args[1:], stdout, stderr)
 	case "soak":
 		err = cmdSoak(ctx, args[1:], stdout, stderr)
+	case "merge":
+		err = cmdMerge(args[1:], stdout, stderr)
 	case "check":
 		err = cmdCheck(args[1:], stdout, stderr)
 	case "report":
@@ -80,7 +84,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return exitPass
 	default:
-		err = usageErrorf("unknown command %q (want list, run, matrix, soak, check, report, demo or bench)", args[0])
+		err = usageErrorf("unknown command %q (want list, run, matrix, soak, merge, check, report, demo or bench)", args[0])
 	}
 	return report(ctx, err, stderr)
 }

@@ -28,6 +28,7 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	n := fs.Int("seeds", 1, "number of seeds per cell: seed, seed+1, ...")
 	quiet := fs.Bool("quiet", false, "no progress display")
 	workers := fs.Int("parallel", 2, "cells run at once, each on its own database (1 to 8)")
+	c.registerShard(fs, "its share of the cells, round robin in a fixed order")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -60,8 +61,12 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			cells = append(cells, cell)
 		}
 	}
+	shard, cells := shardCells(c.shard, cells, stderr)
 	if err := prepareOut(c.out); err != nil {
 		return err
+	}
+	if len(cells) == 0 {
+		return emptyShard(c, stdout, stderr, shard, "matrix", nil)
 	}
 	s, err := open(ctx, c, min(*workers, len(cells)), stderr)
 	if err != nil {
@@ -75,9 +80,14 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return envError(err)
 	}
-	fmt.Fprintf(stderr, "matrix took %s\n", time.Since(started).Round(time.Millisecond))
-	if err := output(c, stdout, results, prog.lat, "matrix", started, func(w io.Writer) error {
-		return reports.WriteTable(w, results)
+	fmt.Fprintf(stderr, "matrix took %s%s\n", time.Since(started).Round(time.Millisecond), shardNote(shard, len(results)))
+	doc := reports.NewDocument(results, prog.lat, "matrix", started)
+	doc.Shard = shard
+	if err := writeOutput(c, stdout, doc, func(w io.Writer) error {
+		if err := reports.WriteTable(w, results); err != nil {
+			return err
+		}
+		return shardSummary(w, shard, len(results))
 	}); err != nil {
 		return err
 	}

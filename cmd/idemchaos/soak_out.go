@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"time"
 
@@ -10,9 +11,15 @@ import (
 // output saves the document (--out, --json) and prints the summary, also
 // after an interruption.
 func (k *soakRun) output(stdout io.Writer, runErr error) error {
-	results := k.Tally.Sorted()
-	return output(k.cfg.c, stdout, results, k.lat, "soak", k.Started, func(w io.Writer) error {
-		return reports.WriteSoak(w, reports.Soak{Root: k.cfg.root, Rounds: k.Rounds, Stopped: k.Stopped,
+	doc := reports.NewDocument(k.Tally.Sorted(), k.lat, "soak", k.Started)
+	doc.Shard = soakShard(k.cfg, runErr != nil)
+	return writeOutput(k.cfg.c, stdout, doc, func(w io.Writer) error {
+		err := reports.WriteSoak(w, reports.Soak{Root: k.cfg.root, Rounds: k.Rounds, Stopped: k.Stopped,
 			Took: time.Since(k.Started), Profile: k.cfg.profile.Name, Tally: k.Tally, Failed: runErr != nil})
+		if err == nil && doc.Shard != nil {
+			_, err = fmt.Fprintf(w, "shard %s: %d rounds of the seed stream (%s), %d cells; %s\n",
+				doc.Shard.Shard, k.Rounds, shardRounds(doc.Shard.Shard, doc.Shard.K+(k.Rounds-1)*doc.Shard.N), k.Tally.Total.Cells, mergeHint)
+		}
+		return err
 	})
 }

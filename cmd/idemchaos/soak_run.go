@@ -22,7 +22,7 @@ type soakRun struct {
 func newSoakRun(cfg soakConfig, log io.Writer) *soakRun {
 	return &soakRun{Soak: runner.NewSoak(runner.SoakConfig{Strategies: cfg.strategies, Scenarios: cfg.scenarios,
 		Profile: cfg.profile, Replicas: cfg.c.replicas, Root: cfg.root, Duration: cfg.duration, MaxRounds: cfg.maxRounds,
-		Out: cfg.c.out}), cfg: cfg, log: log, lat: reports.NewLatencies()}
+		Out: cfg.c.out, Shard: cfg.c.shard}), cfg: cfg, log: log, lat: reports.NewLatencies()}
 }
 
 // Round shows the round's cells: a rewritten line on a terminal, nothing

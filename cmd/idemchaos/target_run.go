@@ -36,8 +36,12 @@ func runTarget(ctx context.Context, c common, t targetFlags, cells []scenarios.C
 	for _, s := range skipped {
 		fmt.Fprintf(stderr, "skipped %s: %s\n", s.Scenario, s.Reason)
 	}
+	shard, runnable := shardCells(c.shard, runnable, stderr)
 	if err := prepareOut(c.out); err != nil {
 		return err
+	}
+	if len(runnable) == 0 {
+		return emptyShard(c, stdout, stderr, shard, cmd, skipped)
 	}
 	svc, err := openService(ctx, t, e, stderr)
 	if err != nil {
@@ -53,12 +57,15 @@ func runTarget(ctx context.Context, c common, t targetFlags, cells []scenarios.C
 		return envError(err)
 	}
 	doc := reports.NewDocument(results, prog.lat, cmd, started)
-	doc.Skipped = skipped
+	doc.Skipped, doc.Shard = skipped, shard
 	if err := writeOutput(c, stdout, doc, func(w io.Writer) error {
-		if len(results) == 1 {
+		if len(results) == 1 && shard == nil {
 			return reports.WriteDetail(w, results[0])
 		}
-		return reports.WriteTable(w, results)
+		if err := reports.WriteTable(w, results); err != nil {
+			return err
+		}
+		return shardSummary(w, shard, len(results))
 	}); err != nil {
 		return err
 	}

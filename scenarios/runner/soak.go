@@ -23,6 +23,11 @@ type SoakConfig struct {
 	Duration              time.Duration
 	MaxRounds             int
 	Out                   string // the run directory ("": none)
+	// Shard, when set, runs only the rounds that fall to it: every shard
+	// draws the whole seed stream from Root, so the shards of a soak
+	// together run the rounds, and seeds, of the unsharded soak. Round
+	// numbers (and MaxRounds) count the rounds of the whole soak.
+	Shard scenarios.Shard
 }
 
 // Soak is a soak in progress, and what it found.
@@ -47,17 +52,22 @@ type SoakWatcher interface {
 }
 
 // Run runs rounds until the duration, the round cap or an error ends it.
-// Once the duration is up no cell starts; cells in flight finish.
+// Once the duration is up no cell starts; cells in flight finish. A shard
+// draws every round's seed and runs the rounds that fall to it.
 func (k *Soak) Run(ctx context.Context, executors []Executor, w SoakWatcher) error {
 	seeds := newSeedStream(k.cfg.Root)
 	deadline := k.Started.Add(k.cfg.Duration)
-	for k.Rounds < k.cfg.MaxRounds {
+	for i := 1; i <= k.cfg.MaxRounds; i++ {
+		seed := seeds.next()
+		if !k.cfg.Shard.OwnsRound(i) {
+			continue
+		}
 		if !time.Now().Before(deadline) {
 			k.Stopped = "duration " + k.cfg.Duration.String() + " reached"
 			return nil
 		}
 		k.Rounds++
-		if err := k.round(ctx, executors, w, seeds.next(), time.After(time.Until(deadline))); err != nil {
+		if err := k.round(ctx, executors, w, i, seed, time.After(time.Until(deadline))); err != nil {
 			k.Stopped = "interrupted"
 			if ctx.Err() == nil {
 				k.Stopped = "environment error"
@@ -69,14 +79,14 @@ func (k *Soak) Run(ctx context.Context, executors []Executor, w SoakWatcher) err
 	return nil
 }
 
-// round runs every (strategy, scenario) cell once with seed.
-func (k *Soak) round(ctx context.Context, executors []Executor, w SoakWatcher, seed uint64, stop <-chan time.Time) error {
+// round runs every (strategy, scenario) cell once with seed, as round i.
+func (k *Soak) round(ctx context.Context, executors []Executor, w SoakWatcher, i int, seed uint64, stop <-chan time.Time) error {
 	cells := k.cells(seed)
 	t0 := time.Now()
-	watch := &tallying{tally: k.Tally, round: k.Rounds, next: w.Round(k.Rounds, seed, len(cells))}
+	watch := &tallying{tally: k.Tally, round: i, next: w.Round(i, seed, len(cells))}
 	_, err := RunAll(ctx, executors, cells, Batch{Out: k.cfg.Out, Stop: stop, Watch: watch})
 	if err == nil {
-		w.RoundDone(k.Rounds, seed, len(cells), time.Since(t0))
+		w.RoundDone(i, seed, len(cells), time.Since(t0))
 	}
 	return err
 }

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/scenarios/rundir"
+)
+
+// cmdMerge joins the run directories of a run's shards (matrix --shard,
+// soak --shard) into one run directory; its exit code is the whole run's
+// verdict, as the unsharded command's would be.
+func cmdMerge(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
+	out := fs.String("out", "", "the merged run directory (new, or empty)")
+	jsonFile := fs.String("json", "", "also write the merged document to FILE (- for stdout)")
+	dirs, err := parseDirs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(dirs) == 0 || *out == "" {
+		return usageErrorf("usage: idemchaos merge DIR... --out DIR (every shard's run directory, and a new one)")
+	}
+	m, err := rundir.ReadShards(dirs)
+	if err != nil {
+		return usageErrorf("merge: %v", err)
+	}
+	if err := m.CheckOut(*out); err != nil {
+		return usageErrorf("merge: %v", err)
+	}
+	if err := prepareOut(*out); err != nil {
+		return err
+	}
+	if err := m.Write(*out); err != nil {
+		return envError(err)
+	}
+	doc := m.Document()
+	if err := writeOutput(common{jsonFile: *jsonFile}, stdout, doc, func(w io.Writer) error {
+		return reports.WriteTable(w, doc.Results)
+	}); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "merged %d shards of a %s: %d cells\n", m.N(), doc.Command, m.Cells())
+	announceOut(stderr, *out)
+	for _, r := range doc.Results {
+		if r.Service {
+			return verdictExit(targetExit(doc.Results))
+		}
+	}
+	return verdictExit(matrixExit(doc.Results))
+}
+
+// parseDirs parses flags among any number of positional arguments.
+func parseDirs(fs *flag.FlagSet, args []string) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	var dirs []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(os.Stdout)
+				fs.PrintDefaults()
+				return nil, err
+			}
+			return nil, usageErrorf("%s: %v", fs.Name(), err)
+		}
+		if fs.NArg() == 0 {
+			return dirs, nil
+		}
+		dirs, args = append(dirs, fs.Arg(0)), fs.Args()[1:]
+	}
+}
