@@ -246,3 +246,19 @@ func TestLateChargesAreWaitedFor(t *testing.T) {
 		t.Fatalf("exit %d; want 4 with the ledger still changing at the bound\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
 }
+
+// TestKeylessChargesAreReadBack: a service allowed to take POSTs without a
+// key (stripe) charges them; the ledger's attempt ids give those charges
+// back, so a correct service passes missing-key and no ack is taken for
+// lost; without attempt ids the keyless acks are not judged against the
+// ledger at all, rather than called lost.
+func TestKeylessChargesAreReadBack(t *testing.T) {
+	p := startPaymentd(t, "pg-tx", "--profile", "stripe")
+	for _, query := range []string{p.ledgerQuery, "SELECT idempotency_key, account, amount, id FROM charge_rows"} {
+		o := cliEnv(t, nil, "run", "--target-url", p.url, "--ledger-url", p.ledgerURL, "--ledger-query", query,
+			"--profile", "stripe", "--scenario", "missing-key")
+		if o.code != exitPass || strings.Contains(o.stdout, "lost_ack") {
+			t.Errorf("%s: exit %d; want a pass with no lost ack\n%s\n%s", query, o.code, o.stdout, o.stderr)
+		}
+	}
+}

@@ -25,6 +25,9 @@ type checker struct {
 	// noChargeIDs: the ledger's rows carry no charge id; acks are matched by
 	// key, account and amount.
 	noChargeIDs bool
+	// noKeyless: the ledger could not give back the charges made without
+	// a key; keyless acks are not checked against it.
+	noKeyless bool
 	// expired names the keys whose retention ended before the run did: their
 	// Redis records are legitimately gone.
 	expired map[string]bool
@@ -80,7 +83,8 @@ func newChecker(in Input) *checker {
 	h := in.History
 	c := &checker{profile: in.Profile, ledger: in.Ledger.Charges, inFlight: in.Profile.InFlight,
 		probes: h.Quiesced > 0, quiesced: h.Quiesced, claimTime: h.ClaimTimeout,
-		probeFrom: h.Quiesced + h.ClaimTimeout, twoStores: in.TwoStores, noChargeIDs: in.Ledger.NoChargeIDs}
+		probeFrom: h.Quiesced + h.ClaimTimeout, twoStores: in.TwoStores, noChargeIDs: in.Ledger.NoChargeIDs,
+		noKeyless: in.Ledger.NoKeyless}
 	if c.inFlight == 0 {
 		c.inFlight = 409
 	}

@@ -45,7 +45,9 @@ func (c *checker) checkKey(key string, atts []*history.Attempt, chs []*history.C
 	}
 	if key == "" {
 		for _, a := range atts {
-			c.lostAck(key, a, nil, chs)
+			if !c.noKeyless {
+				c.lostAck(key, a, nil, chs)
+			}
 			c.missingKeyStatus(a)
 		}
 		return

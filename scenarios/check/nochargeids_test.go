@@ -58,3 +58,20 @@ func TestResolveLeavesOutcomesUnknownWithoutAttemptIDs(t *testing.T) {
 		t.Errorf("with attempt ids and no charge, the timeout did not apply")
 	}
 }
+
+// A keyless ack against a ledger that could not give back the charges made
+// without a key is not called lost; with them read back it is judged.
+func TestKeylessAckWhereKeylessRowsAreUnknown(t *testing.T) {
+	ack := att(0, 1, "", 500, 0, acked(201, "ch_9", "b"))
+	unknown := history.Ledger{NoKeyless: true}
+	if got := Run(input(api.Stripe, unknown, ack)).Counts[LostAck]; got != 0 {
+		t.Fatalf("lost_ack %d where the keyless rows could not be read", got)
+	}
+	if got := Run(input(api.Stripe, history.Ledger{}, ack)).Counts[LostAck]; got != 1 {
+		t.Fatalf("lost_ack %d where the keyless rows were read and none made ch_9", got)
+	}
+	row := history.Charge{ID: "ch_9", Account: "acct_1", Amount: 500, AttemptID: ack.ID, Seq: 1}
+	if got := Run(input(api.Stripe, history.Ledger{Charges: []history.Charge{row}}, ack)).Counts[LostAck]; got != 0 {
+		t.Fatalf("lost_ack %d though the keyless charge was read back", got)
+	}
+}

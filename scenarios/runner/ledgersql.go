@@ -24,11 +24,24 @@ type LedgerReader interface {
 	Charges(ctx context.Context, keys []string) ([]history.Charge, error)
 }
 
+// lookup is what a run reads back of a ledger: the charges under its keys,
+// and those its keyless attempts made.
+type lookup struct {
+	keys, keyless []string
+}
+
 // readCharges reads the ledger and numbers its rows.
-func readCharges(ctx context.Context, l LedgerReader, keys []string) ([]history.Charge, error) {
-	cs, err := l.Charges(ctx, keys)
+func readCharges(ctx context.Context, l LedgerReader, q lookup) ([]history.Charge, error) {
+	cs, err := l.Charges(ctx, q.keys)
 	if err != nil {
 		return nil, err
+	}
+	if kr, ok := l.(KeylessReader); ok && len(q.keyless) > 0 {
+		more, err := kr.KeylessCharges(ctx, q.keyless)
+		if err != nil {
+			return nil, err
+		}
+		cs = append(slices.Clone(cs), more...)
 	}
 	out := slices.Clone(cs)
 	for i := range out {
@@ -51,11 +64,19 @@ var (
 // integer type OIDs an amount may have: int2, int4, int8, numeric.
 var amountTypes = map[uint32]string{21: "smallint", 23: "integer", 20: "bigint", 1700: "numeric"}
 
+// KeylessReader reads the charges made without a key, by the attempts
+// that made them (X-Idemchaos-Attempt): a ledger that records the attempt
+// gives them back, so a keyless ack is checked like any other.
+type KeylessReader interface {
+	KeylessCharges(ctx context.Context, attempts []string) ([]history.Charge, error)
+}
+
 // SQLLedger reads charges from a user's Postgres with the user's query,
-// wrapped so that only the run's keys come back.
+// wrapped so that only the run's keys (and keyless attempts) come back.
 type SQLLedger struct {
 	pool     *pgxpool.Pool
 	query    string // the wrapped query, $1 = the keys
+	keyless  string // the wrapped query of keyless rows, $1 = the attempt ids ("": no attempt_id)
 	optional map[string]bool
 }
 
@@ -130,14 +151,18 @@ func (l *SQLLedger) describe(ctx context.Context, query string) error {
 		return err
 	}
 	l.optional = map[string]bool{}
-	sel := []string{"q.idempotency_key::text", "coalesce(q.account::text, '')", "q.amount::bigint"}
+	sel := []string{"coalesce(q.idempotency_key::text, '')", "coalesce(q.account::text, '')", "q.amount::bigint"}
 	for _, c := range optionalColumns {
 		if _, ok := types[c]; ok {
 			l.optional[c] = true
 			sel = append(sel, "coalesce(q."+c+"::text, '')")
 		}
 	}
-	l.query = "SELECT " + strings.Join(sel, ", ") + " FROM (" + query + ") AS q WHERE q.idempotency_key::text = ANY($1::text[])"
+	from := "SELECT " + strings.Join(sel, ", ") + " FROM (" + query + ") AS q WHERE "
+	l.query = from + "q.idempotency_key::text = ANY($1::text[])"
+	if l.optional["attempt_id"] {
+		l.keyless = from + "q.idempotency_key IS NULL AND q.attempt_id::text = ANY($1::text[])"
+	}
 	return nil
 }
 
@@ -161,7 +186,20 @@ func (l *SQLLedger) Info() LedgerInfo {
 
 // Charges returns the charges made under keys, in the order the query gave.
 func (l *SQLLedger) Charges(ctx context.Context, keys []string) ([]history.Charge, error) {
-	rows, err := l.pool.Query(ctx, l.query, keys)
+	return l.read(ctx, l.query, keys)
+}
+
+// KeylessCharges returns the charges made without a key by the attempts
+// given, or none when the query names no attempt_id.
+func (l *SQLLedger) KeylessCharges(ctx context.Context, attempts []string) ([]history.Charge, error) {
+	if l.keyless == "" {
+		return nil, nil
+	}
+	return l.read(ctx, l.keyless, attempts)
+}
+
+func (l *SQLLedger) read(ctx context.Context, query string, arg []string) ([]history.Charge, error) {
+	rows, err := l.pool.Query(ctx, query, arg)
 	if err != nil {
 		return nil, fmt.Errorf("ledger query: %v", oneLine(err))
 	}

@@ -144,7 +144,7 @@ func answered(attempts []history.Attempt, urls []string) error {
 
 func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Scenario, plan workload.Plan) (scenarios.Observation, error) {
 	var obs scenarios.Observation
-	keys := planKeys(plan)
+	keys := planLookup(plan)
 	before, err := readCharges(ctx, r.ledger, keys)
 	if err != nil {
 		return obs, err
@@ -190,7 +190,7 @@ func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	obs.History.End = since()
 	obs.Settled, obs.Unsettled = obs.History.End-last, !stable
 	obs.Ledger = history.Ledger{Charges: charges, RowsAtStart: len(before),
-		NoAttemptIDs: !r.info.AttemptIDs, NoChargeIDs: !r.info.ChargeIDs}
+		NoAttemptIDs: !r.info.AttemptIDs, NoChargeIDs: !r.info.ChargeIDs, NoKeyless: len(keys.keyless) > 0 && !r.readsKeyless()}
 	return obs, err
 }
 
@@ -210,7 +210,7 @@ const (
 // counts as settled if it has been quiet that long (a key still missing is
 // then the service's own lost ack). stable is false when the ledger still
 // moved within the quiet window at the bound.
-func (r *Service) settle(ctx context.Context, keys []string, acked map[string]bool) (charges []history.Charge, stable bool, err error) {
+func (r *Service) settle(ctx context.Context, keys lookup, acked map[string]bool) (charges []history.Charge, stable bool, err error) {
 	bound := r.target.SettleBound()
 	quiet := min(settleQuiet, bound/2)
 	start := time.Now()
@@ -313,14 +313,27 @@ func (r *Service) heal() error {
 	return errors.Join(errs...)
 }
 
-// planKeys lists the distinct keys a plan uses.
-func planKeys(plan workload.Plan) []string {
-	var keys []string
+// planLookup is what the run reads back of the ledger: the distinct keys
+// the plan uses, and the attempt ids of its keyless tries.
+func planLookup(plan workload.Plan) lookup {
+	var q lookup
 	for _, op := range plan.Ops {
 		if op.Key != "" {
-			keys = append(keys, op.Key)
+			q.keys = append(q.keys, op.Key)
+			continue
+		}
+		for try := 1; try <= op.MaxTries; try++ {
+			q.keyless = append(q.keyless, client.AttemptID(op.ID, try))
 		}
 	}
-	slices.Sort(keys)
-	return slices.Compact(keys)
+	slices.Sort(q.keys)
+	q.keys = slices.Compact(q.keys)
+	return q
+}
+
+// readsKeyless reports whether the service's ledger gives back the charges
+// made without a key: it names the attempt that made each.
+func (r *Service) readsKeyless() bool {
+	_, ok := r.ledger.(KeylessReader)
+	return ok && r.info.AttemptIDs
 }

@@ -96,6 +96,10 @@ type Ledger struct {
 	// NoChargeIDs says the rows carry no charge id: an ack is matched to
 	// its key's charges by account and amount instead.
 	NoChargeIDs bool `json:"no_charge_ids,omitempty"`
+	// NoKeyless says the charges made without a key could not be read
+	// back (the rows name no attempt): a keyless ack is not checked
+	// against the ledger.
+	NoKeyless bool `json:"no_keyless,omitempty"`
 	// Redis holds the idempotency records found in Redis after the run, for
 	// strategies that keep them there (nil otherwise).
 	Redis []RedisRecord `json:"redis,omitempty"`
