@@ -183,7 +183,7 @@ func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	obs.History.ClaimTimeout, obs.History.KeyTTL = c.ClaimTTL, c.KeyTTL
 	obs.Injected = int(injected.Load())
 	last := since()
-	charges, stable, err := r.settle(ctx, keys, ackedKeys(attempts))
+	charges, stable, err := r.settle(ctx, keys, ackedKeys(attempts), settleFloor(plan))
 	if fp != nil { // after the settle: work still in flight keeps its holds and faults until then
 		err = errors.Join(err, r.closeFailpoints(fp), fp.observe(&obs, sc, plan))
 	}
@@ -210,8 +210,8 @@ const (
 // counts as settled if it has been quiet that long (a key still missing is
 // then the service's own lost ack). stable is false when the ledger still
 // moved within the quiet window at the bound.
-func (r *Service) settle(ctx context.Context, keys lookup, acked map[string]bool) (charges []history.Charge, stable bool, err error) {
-	bound := r.target.SettleBound()
+func (r *Service) settle(ctx context.Context, keys lookup, acked map[string]bool, floor time.Duration) (charges []history.Charge, stable bool, err error) {
+	bound := max(r.target.SettleBound(), floor)
 	quiet := min(settleQuiet, bound/2)
 	start := time.Now()
 	if charges, err = readCharges(ctx, r.ledger, keys); err != nil {
@@ -237,6 +237,23 @@ func (r *Service) settle(ctx context.Context, keys lookup, acked map[string]bool
 			charges, changed = now, time.Now()
 		}
 	}
+}
+
+// settleFloor is the least the ledger is given to settle in a run whose
+// plan slows requests inside the service (a delay, a latency at a point):
+// those requests keep working after their client gave up, for as long as
+// the harness holds them, whatever the service's own claim timeout.
+func settleFloor(plan workload.Plan) time.Duration {
+	var longest time.Duration
+	for _, f := range plan.Faults() {
+		if in, err := api.ParseInjection(f.Inject); err == nil && in.Action.TakesDuration() {
+			longest = max(longest, in.Arg)
+		}
+	}
+	if longest == 0 {
+		return 0
+	}
+	return longest + settleQuiet
 }
 
 // holdsEvery reports whether there is a charge for every key of keys.
