@@ -1,0 +1,35 @@
+package reports
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/idemchaos/idemchaos/scenarios"
+)
+
+// TestOwnServiceLineSaysWhatEachNeeds: idemchaos list's line for a user's
+// service names what runs with no help, with proxies and declared TTLs, and
+// with the failpoint protocol, and leaves no scenario out.
+func TestOwnServiceLineSaysWhatEachNeeds(t *testing.T) {
+	line := ownService()
+	help := strings.Index(line, "with store proxies")
+	protocol := strings.Index(line, "with the failpoint protocol (--failpoints")
+	if !strings.HasPrefix(line, "runs concurrent-duplicates") || help < 0 || protocol < help || strings.Contains(line, "never") {
+		t.Fatalf("line %q", line)
+	}
+	for _, name := range scenarios.Names() {
+		at := strings.Index(line, name)
+		switch {
+		case at < 0:
+			t.Errorf("%s missing from %q", name, line)
+		case name == "forced-race" || name == "client-timeout-retry" || name == "slow-charge":
+			if at < protocol {
+				t.Errorf("%s listed before the failpoint protocol", name)
+			}
+		case name == "db-fault-mid-request" || name == "key-expiry" || name == "replica-fanout":
+			if at < help || at > protocol {
+				t.Errorf("%s not listed with the proxies and TTLs", name)
+			}
+		}
+	}
+}
