@@ -37,10 +37,13 @@ var explanations = map[check.Anomaly]Explanation{
 	},
 	check.ReplayMismatch: {
 		Title: "Replay mismatch: retries see different answers",
-		What: "Two 2xx answers for the same key and payload disagree on the charge id or the body; a retry must receive " +
-			"exactly the original response.",
+		What: "Two 2xx answers for the same key and payload disagree on the status, the charge id or the body (byte for byte, " +
+			"or field for field when the target is compared as JSON); a retry must receive exactly the original response. " +
+			"Every completed key is probed again after the traffic, so a replay that differs is caught even when its client " +
+			"saw a single 2xx (after a dropped response it sees only the replay).",
 		Why: "The retry was executed again instead of replayed (none; memory on another replica; the redis-getset race; " +
-			"redis-setnx after a lost Redis write), or the replayed response was rebuilt rather than stored verbatim.",
+			"redis-setnx after a lost Redis write), or the replayed response was rebuilt rather than stored verbatim " +
+			"(a fresh timestamp, today's balance).",
 		Avoid: "Store the final response (status, headers, body) with the key when the work commits and replay it byte for byte, " +
 			"as pg-tx does in the charging transaction and redis-pg-guard does from the ledger row Postgres keeps unique.",
 	},

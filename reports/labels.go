@@ -17,7 +17,8 @@ func attemptLabel(a history.Attempt) string {
 	if answer == "" {
 		answer = string(a.Outcome)
 	}
-	return joinNonEmpty(a.ID, answer, a.ChargeID, flag(a.Replayed, "replayed"), flag(a.Hidden, "hidden"))
+	return joinNonEmpty(a.ID, answer, a.ChargeID, flag(a.Replayed, "replayed"), flag(a.Hidden, "hidden"),
+		flag(a.ReplayProbe, "replay probe"))
 }
 
 func attemptTitle(a history.Attempt) string {
@@ -38,7 +39,8 @@ func attemptFlags(a history.Attempt) string {
 	if a.Applied != nil {
 		applied = map[bool]string{true: "applied", false: "not applied"}[*a.Applied]
 	}
-	return joinNonEmpty(flag(a.Replayed, "replayed"), flag(a.Hidden, "hidden re-send"), flag(a.Reused, "reused conn"), applied)
+	return joinNonEmpty(flag(a.Replayed, "replayed"), flag(a.Hidden, "hidden re-send"), flag(a.ReplayProbe, "replay probe"),
+		flag(a.Reused, "reused conn"), applied)
 }
 
 func statusText(code int) string {

@@ -26,6 +26,7 @@ var expected = map[string]map[string][]check.Anomaly{
 		"replica-fanout":           {check.DoubleCharge},
 		"client-timeout-retry":     {check.DoubleCharge},
 		"missing-key":              {check.StatusContract},
+		"key-expiry":               {check.DoubleCharge}, // the replay probes after the traffic charge again
 		"retry-storm":              {check.DoubleCharge},
 	},
 	"memory": {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemchaos/idemchaos/scenarios/check"
 	"github.com/idemchaos/idemchaos/sim/client"
 	"github.com/idemchaos/idemchaos/sim/workload"
 	"github.com/idemchaos/idemchaos/targets/api"
@@ -50,6 +51,10 @@ type External struct {
 	// AllowRemote lets URLs off loopback be the target (a service in a
 	// cluster, say): load and faults then leave this machine.
 	AllowRemote bool `json:"allow_remote,omitempty"`
+	// Replay is how a replay must repeat the key's first answer: byte for
+	// byte (zero), or as JSON with the fields the service renders anew
+	// on every answer (a request id, a timestamp) left out.
+	Replay check.ReplayCompare `json:"replay_compare,omitzero"`
 }
 
 // DefaultExternalName names a target that was given none.
@@ -84,6 +89,9 @@ func (t External) Check() error {
 	}
 	if t.Settle < 0 || t.Settle > 10*time.Minute {
 		return fmt.Errorf("settle %v: want 0 (the claim timeout) to 10m", t.Settle)
+	}
+	if err := t.Replay.Check(); err != nil {
+		return fmt.Errorf("replay comparison: %w", err)
 	}
 	return t.Shape.Check()
 }

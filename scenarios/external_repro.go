@@ -41,6 +41,10 @@ func (t External) Repro(c Cell) string {
 	flag("success-status", joinInts(t.Shape.Success))
 	flag("charge-id-field", t.Shape.ChargeID)
 	flag("replay-header", t.Shape.ReplayHeader)
+	if t.Replay.JSON {
+		flag("replay-compare", "json")
+	}
+	flag("replay-ignore", strings.Join(t.Replay.Ignore, ","))
 	flag("toxiproxy-url", t.Toxiproxy)
 	flag("postgres-proxy", t.PostgresProxy)
 	flag("redis-proxy", t.RedisProxy)

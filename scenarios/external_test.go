@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemchaos/idemchaos/scenarios/check"
 	"github.com/idemchaos/idemchaos/sim/workload"
 )
 
@@ -241,5 +242,36 @@ func TestExternalGatedScenarioNeedsTheGate(t *testing.T) {
 	res := Judge(Record{Cell: c, Plan: plan})
 	if res.Verdict != Inconclusive || !strings.Contains(strings.Join(res.Assumptions, "; "), "the gate never held a request") {
 		t.Fatalf("verdict %s, assumptions %q; want inconclusive: the gate never held", res.Verdict, res.Assumptions)
+	}
+}
+
+// TestExternalReplayCompareSavedAndRepro: the target's replay comparison
+// is saved with the cell, judged with, and shown in the repro line; the
+// default (bytes) is left out of both.
+func TestExternalReplayCompareSavedAndRepro(t *testing.T) {
+	e := External{Name: "target", URLs: []string{"http://127.0.0.1:8080"}, LedgerQuery: "q", ClaimTimeout: DefaultClaimTimeout,
+		Replay: check.ReplayCompare{JSON: true, Ignore: []string{"created", "meta.request_id"}}}
+	if err := e.Check(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(Cell{Scenario: "dropped-response", Target: &e})
+	if err != nil || !strings.Contains(string(b), `"replay_compare":{"json":true,"ignore":["created","meta.request_id"]}`) {
+		t.Errorf("cell JSON %s (%v) lacks the comparison", b, err)
+	}
+	var back Cell
+	if err := json.Unmarshal(b, &back); err != nil || back.Target == nil || !back.Target.Replay.JSON || len(back.Target.Replay.Ignore) != 2 {
+		t.Errorf("read back: %+v (%v)", back.Target, err)
+	}
+	if r := (Cell{Scenario: "dropped-response", Seed: 3, Target: &e}).Repro(); !strings.HasSuffix(r, " --replay-compare json --replay-ignore created,meta.request_id") {
+		t.Errorf("repro %q lacks the comparison", r)
+	}
+	e.Replay = check.ReplayCompare{}
+	b, _ = json.Marshal(e)
+	if r := (Cell{Scenario: "dropped-response", Target: &e}).Repro(); strings.Contains(r, "replay-") || strings.Contains(string(b), "replay_compare") {
+		t.Errorf("the default comparison shown: repro %q, JSON %s", r, b)
+	}
+	e.Replay = check.ReplayCompare{Ignore: []string{"created"}}
+	if err := e.Check(); err == nil || !strings.Contains(err.Error(), "replay comparison: fields to ignore need the JSON comparison") {
+		t.Errorf("fields to ignore byte for byte: %v", err)
 	}
 }

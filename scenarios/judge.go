@@ -19,7 +19,11 @@ func Judge(rec Record) Result {
 	if c.Target != nil { // a user's service: must pass, judged on what the plan exercised
 		expected, assume = nil, assumeFromPlan(plan, sc.Gate != nil)
 	}
-	rep := check.Run(check.Input{History: obs.History, Ledger: obs.Ledger, Profile: c.Profile, TwoStores: twoStores})
+	var replay check.ReplayCompare // the built-in targets replay byte for byte
+	if c.Target != nil {
+		replay = c.Target.Replay
+	}
+	rep := check.Run(check.Input{History: obs.History, Ledger: obs.Ledger, Profile: c.Profile, TwoStores: twoStores, Replay: replay})
 	res := Result{Strategy: c.Strategy, Scenario: sc.Name, Seed: c.Seed, Profile: c.Profile.Name, Replicas: c.Replicas,
 		Anomalies: rep.Counts, Overcharged: rep.Overcharged, Requests: len(obs.History.Attempts),
 		DurationMS: took.Milliseconds(), Expected: expected, Faults: len(plan.Faults()),

@@ -1,13 +1,120 @@
 package scenarios
 
-import "github.com/idemchaos/idemchaos/sim/workload"
+import (
+	"cmp"
+	"slices"
 
-// ProbePlan has one single-try op per key of plan, numbered after its ops:
-// the probes sent once every fault has healed and the claim timeout passed.
-func ProbePlan(plan workload.Plan) workload.Plan {
+	"github.com/idemchaos/idemchaos/sim/history"
+	"github.com/idemchaos/idemchaos/sim/workload"
+)
+
+// ReplayProbes is how many further identical requests every completed key
+// gets once a cell's main traffic is over (ReplayPlan).
+const ReplayProbes = 2
+
+// The replay probes of a key go one after another, and the keys of a lane
+// after each other: replayLanes keys are probed at once, more in a big
+// plan, so that no lane holds more than laneKeys keys. The probes then take
+// at most 2 × laneKeys per-try timeouts, whatever the number of keys.
+const (
+	replayLanes = 16
+	laneKeys    = 8
+)
+
+// ReplayPlan is what follows a cell's main traffic: for every key of plan
+// that completed as far as its client can tell (a 2xx was seen for it, or
+// a try whose response the plan dropped timed out: the server had
+// answered), ReplayProbes single-try requests identical to the key's
+// reference request (its first op's account, amount and currency), one
+// after another, on the replicas its tries used (round robin, in the
+// order they were first used). The replays they provoke are what the
+// checker compares with the key's first answer: after a dropped response
+// the client saw only one 2xx, or none. Ops are numbered from NextOp(plan);
+// keys are probed in plan order, replayLanes at once (more beyond
+// replayLanes × laneKeys keys). attempts are the main traffic's, as the
+// client recorded them.
+func ReplayPlan(plan workload.Plan, attempts []history.Attempt) workload.Plan {
+	type seen struct {
+		done     bool
+		replicas []int
+	}
+	byKey := map[string]*seen{}
+	sorted := slices.Clone(attempts)
+	slices.SortStableFunc(sorted, func(a, b history.Attempt) int {
+		return cmp.Or(cmp.Compare(a.Call, b.Call), cmp.Compare(a.Op, b.Op), cmp.Compare(a.Try, b.Try))
+	})
+	for _, a := range sorted {
+		if a.Key == "" || a.Hidden {
+			continue
+		}
+		k := byKey[a.Key]
+		if k == nil {
+			k = &seen{}
+			byKey[a.Key] = k
+		}
+		if !slices.Contains(k.replicas, a.Replica) {
+			k.replicas = append(k.replicas, a.Replica)
+		}
+		k.done = k.done || completed(a)
+	}
+	done := 0
+	for _, k := range byKey {
+		if k.done {
+			done++
+		}
+	}
+	var p workload.Plan
+	next := NextOp(plan)
+	lanes := make([]int, max(replayLanes, (done+laneKeys-1)/laneKeys)) // each lane's last probe in p.Ops, -1: none
+	for i := range lanes {
+		lanes[i] = -1
+	}
+	probed := 0
+	for _, op := range plan.Ops {
+		k := byKey[op.Key]
+		if op.Key == "" || k == nil || !k.done {
+			continue
+		}
+		k.done = false // once per key: its first op is its reference
+		lane := probed % len(lanes)
+		probed++
+		for i := range ReplayProbes {
+			p.Ops = append(p.Ops, workload.Op{ID: next, Key: op.Key, Account: op.Account, Amount: op.Amount,
+				Currency: op.Currency, Group: -1, After: lanes[lane], MaxTries: 1,
+				Tries: []workload.Try{{Replica: k.replicas[i%len(k.replicas)]}}})
+			lanes[lane] = len(p.Ops) - 1
+			next++
+		}
+	}
+	return p
+}
+
+// completed reports whether an attempt shows its key completed, from the
+// client's view: a 2xx, or no answer on a try whose response the plan
+// dropped after the server answered.
+func completed(a history.Attempt) bool {
+	return a.Outcome == history.Acked ||
+		a.Outcome == history.Indeterminate && a.Status == 0 && a.Fault == workload.DropResponse
+}
+
+// NextOp is the first op id after every op of plans.
+func NextOp(plans ...workload.Plan) int {
+	next := 0
+	for _, p := range plans {
+		next = max(next, len(p.Ops))
+		for _, op := range p.Ops {
+			next = max(next, op.ID+1)
+		}
+	}
+	return next
+}
+
+// ProbePlan has one single-try op per key of plan, numbered from next
+// (NextOp of the plan and of what ran after it): the probes sent once
+// every fault has healed and the claim timeout passed.
+func ProbePlan(plan workload.Plan, next int) workload.Plan {
 	var p workload.Plan
 	seen := map[string]bool{}
-	next := len(plan.Ops)
 	for _, op := range plan.Ops {
 		if op.Key == "" || seen[op.Key] {
 			continue

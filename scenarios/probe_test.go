@@ -1,8 +1,11 @@
 package scenarios
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 
+	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/sim/workload"
 	"github.com/idemchaos/idemchaos/targets/api"
 )
@@ -30,7 +33,7 @@ func TestProbePlanOneTryPerKey(t *testing.T) {
 		{ID: 2, Key: "", MaxTries: 1, After: -1, Group: -1},
 		{ID: 3, Key: "b", MaxTries: 3, After: -1, Group: -1, Tries: []workload.Try{{Replica: 2}}},
 	}}
-	p := ProbePlan(plan)
+	p := ProbePlan(plan, NextOp(plan))
 	if len(p.Ops) != 2 || p.Ops[0].Key != "a" || p.Ops[1].Key != "b" || p.Ops[0].ID != 4 || p.Ops[1].ID != 5 {
 		t.Fatalf("probe plan %+v", p.Ops)
 	}
@@ -39,5 +42,93 @@ func TestProbePlanOneTryPerKey(t *testing.T) {
 	}
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestReplayPlanProbesCompletedKeys(t *testing.T) {
+	plan := workload.Plan{Ops: []workload.Op{
+		{ID: 0, Key: "a", Account: "acct-1", Amount: 100, Currency: "EUR", MaxTries: 3, After: -1, Group: -1},
+		{ID: 1, Key: "a", Account: "acct-1", Amount: 900, Currency: "EUR", MaxTries: 3, After: 0, Group: -1},
+		{ID: 2, Key: "", MaxTries: 1, After: -1, Group: -1},
+		{ID: 3, Key: "b", Account: "acct-2", Amount: 200, MaxTries: 3, After: -1, Group: -1},
+		{ID: 4, Key: "c", Account: "acct-3", Amount: 300, MaxTries: 3, After: -1, Group: -1},
+		{ID: 5, Key: "d", Account: "acct-4", Amount: 400, MaxTries: 3, After: -1, Group: -1},
+	}}
+	attempts := []history.Attempt{
+		// a: dropped, then a 2xx on another replica; then its mismatch refused
+		{Op: 0, Try: 1, Key: "a", Replica: 1, Call: 1, Outcome: history.Indeterminate, Fault: workload.DropResponse, Err: "timeout"},
+		{Op: 0, Try: 2, Key: "a", Replica: 2, Call: 2, Outcome: history.Acked, Status: 201},
+		{Op: 1, Try: 1, Key: "a", Replica: 1, Call: 3, Outcome: history.Rejected, Status: 422},
+		{Op: 2, Try: 1, Key: "", Outcome: history.Acked, Status: 201},
+		// b: only a dropped answer, the server had answered
+		{Op: 3, Try: 1, Key: "b", Replica: 0, Call: 4, Outcome: history.Indeterminate, Fault: workload.DropResponse, Err: "timeout"},
+		// c: a 5xx and a plain timeout: never known to have completed
+		{Op: 4, Try: 1, Key: "c", Call: 5, Outcome: history.Indeterminate, Status: 503},
+		{Op: 4, Try: 2, Key: "c", Call: 6, Outcome: history.Indeterminate, Err: "timeout"},
+		// d: a hidden re-send is not the client's view
+		{Op: 5, Try: 1, Key: "d", Call: 7, Outcome: history.Acked, Status: 201, Hidden: true},
+	}
+	p := ReplayPlan(plan, attempts)
+	type probe struct {
+		id, after, replica int
+		key, account       string
+		amount             int64
+	}
+	var got []probe
+	for _, op := range p.Ops {
+		if op.MaxTries != 1 || len(op.Tries) != 1 || op.Group != -1 {
+			t.Fatalf("probe op %+v", op)
+		}
+		got = append(got, probe{op.ID, op.After, op.Tries[0].Replica, op.Key, op.Account, op.Amount})
+	}
+	want := []probe{
+		{6, -1, 1, "a", "acct-1", 100}, {7, 0, 2, "a", "acct-1", 100}, // the first op's payload, the replicas in order
+		{8, -1, 0, "b", "acct-2", 200}, {9, 2, 0, "b", "acct-2", 200},
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("replay plan\n got %+v\nwant %+v", got, want)
+	}
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if n := NextOp(plan, p); n != 10 {
+		t.Fatalf("NextOp = %d", n)
+	}
+}
+
+// TestReplayPlanLanes: keys are probed replayLanes at a time, each lane's
+// probes one after another; a big plan gets more lanes, none longer than
+// laneKeys keys.
+func TestReplayPlanLanes(t *testing.T) {
+	for _, c := range []struct{ keys, lanes int }{{3, 16}, {40, 16}, {128, 16}, {129, 17}, {5000, 625}} {
+		var plan workload.Plan
+		var attempts []history.Attempt
+		for i := range c.keys {
+			key := fmt.Sprintf("k%04d", i)
+			plan.Ops = append(plan.Ops, workload.Op{ID: i, Key: key, MaxTries: 1, After: -1, Group: -1})
+			attempts = append(attempts, history.Attempt{Op: i, Try: 1, Key: key, Outcome: history.Acked, Status: 201})
+		}
+		p := ReplayPlan(plan, attempts)
+		if len(p.Ops) != c.keys*ReplayProbes {
+			t.Fatalf("%d keys: %d probes", c.keys, len(p.Ops))
+		}
+		free, depth := 0, make([]int, len(p.Ops))
+		for i, op := range p.Ops {
+			switch {
+			case op.After < 0:
+				free++
+				depth[i] = 1
+			case op.After >= i:
+				t.Fatalf("%d keys: probe %d waits for a later one", c.keys, i)
+			default:
+				depth[i] = depth[op.After] + 1
+			}
+			if depth[i] > laneKeys*ReplayProbes {
+				t.Fatalf("%d keys: probe %d is %d deep in its lane", c.keys, i, depth[i])
+			}
+		}
+		if free != min(c.lanes, c.keys) {
+			t.Fatalf("%d keys: %d probes start at once; want %d", c.keys, free, min(c.lanes, c.keys))
+		}
 	}
 }

@@ -32,6 +32,22 @@ var flagCases = []func(value string, n int64) error{
 	targetFlag("key-ttl"), targetFlag("body"), targetFlag("path"), targetFlag("charge-id-field"),
 	// report and check: a target around flags
 	func(v string, _ int64) error { return fuzzWithTarget(strings.Fields(v)) },
+	// the replay comparison of a user's own service
+	targetFlag("replay-compare"), replayIgnoreFlag,
+}
+
+// replayIgnoreFlag parses --replay-ignore under the JSON comparison.
+func replayIgnoreFlag(v string, _ int64) error {
+	var tf targetFlags
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	tf.register(fs)
+	args := []string{"--target-url", "http://127.0.0.1:8080", "--ledger-url", "postgres://u@127.0.0.1/l", "--ledger-query", "q",
+		"--replay-compare", "json", "--replay-ignore", v}
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	_, err := tf.external()
+	return err
 }
 
 // FuzzFlagValues: no flag value makes a parser panic or hang, a refused
@@ -41,7 +57,7 @@ func FuzzFlagValues(f *testing.F) {
 	for i, v := range []string{"pg-tx,none", "200", "8", "10s", "0.5", "1000", "64", "10", "2s", "42", "127.0.0.1:8080", "stripe",
 		"pg-tx, pg-tx ,none", "missing-key", "", "ietf",
 		"http://127.0.0.1:8080/api", "201,202", "a,b, ,c", "5s", "24h", "{{.Key}}", "/v1/charges", "data.id",
-		"DIR --format html -o out.html"} {
+		"DIR --format html -o out.html", "json", "created,meta.request_id"} {
 		f.Add(uint8(i), v, int64(i))
 	}
 	f.Add(uint8(3), "-1ns", int64(0))

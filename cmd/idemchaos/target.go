@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/check"
 	"github.com/idemchaos/idemchaos/sim/client"
 )
 
@@ -17,6 +18,7 @@ type targetFlags struct {
 	accounts, currency                 string
 	path, body, keyHeader, success     string
 	chargeID, replayHeader             string
+	replayCompare, replayIgnore        string
 	toxiproxyURL, pgProxy, redisProxy  string
 	claimTimeout, keyTTL, settle       time.Duration
 	allowRemote, failpoints            bool
@@ -35,6 +37,8 @@ func (t *targetFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&t.success, "success-status", "", "comma-separated statuses that mean charged (default: any 2xx)")
 	fs.StringVar(&t.chargeID, "charge-id-field", "", "dotted JSON path of the charge id in a success answer (default id)")
 	fs.StringVar(&t.replayHeader, "replay-header", "", "header whose value true marks a replay (default Idempotent-Replayed)")
+	fs.StringVar(&t.replayCompare, "replay-compare", "bytes", "how a replay must repeat the key's first answer: bytes (byte for byte) or json (field for field, with --replay-ignore)")
+	fs.StringVar(&t.replayIgnore, "replay-ignore", "", "with --replay-compare json: fields your service renders anew on every answer, comma-separated dotted paths (created,meta.request_id)")
 	fs.StringVar(&t.toxiproxyURL, "toxiproxy-url", os.Getenv("IDEMCHAOS_TOXIPROXY_URL"), "your Toxiproxy API, where the --postgres-proxy/--redis-proxy proxies live (the harness's own embedded one always sits in front of the service)")
 	fs.StringVar(&t.pgProxy, "postgres-proxy", "", "Toxiproxy proxy your service's Postgres traffic goes through (enables Postgres faults; needs --toxiproxy-url)")
 	fs.StringVar(&t.redisProxy, "redis-proxy", "", "Toxiproxy proxy your service's Redis traffic goes through (enables Redis faults; needs --toxiproxy-url)")
@@ -67,6 +71,9 @@ func (t *targetFlags) external() (scenarios.External, error) {
 		return e, err
 	}
 	e.Shape.Success = codes
+	if e.Replay, err = replayCompare(t.replayCompare, t.replayIgnore); err != nil {
+		return e, err
+	}
 	if err := e.Check(); err != nil {
 		return e, usageErrorf("%v", err)
 	}
@@ -83,6 +90,34 @@ func statusList(s string) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// replayCompare reads --replay-compare and --replay-ignore.
+func replayCompare(mode, ignore string) (check.ReplayCompare, error) {
+	var r check.ReplayCompare
+	switch mode {
+	case "bytes", "":
+	case "json":
+		r.JSON = true
+	default:
+		return r, usageErrorf("--replay-compare %q: want bytes or json", truncateFlag(mode))
+	}
+	r.Ignore = splitCSV(ignore)
+	if len(r.Ignore) > 0 && !r.JSON {
+		return r, usageErrorf("--replay-ignore needs --replay-compare json: byte for byte, every byte counts")
+	}
+	if err := r.Check(); err != nil {
+		return r, usageErrorf("--replay-ignore: %v", err)
+	}
+	return r, nil
+}
+
+// truncateFlag shortens a flag value for an error line.
+func truncateFlag(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		return string(r[:40]) + "…"
+	}
+	return s
 }
 
 // splitCSV splits a comma-separated list, dropping blanks.

@@ -82,28 +82,41 @@ func (c *checker) addLostAck(key string, a, ref *history.Attempt, detail string)
 }
 
 // replayMismatch checks that a 2xx carrying the key's reference fingerprint
-// repeats the charge id and body of the key's first such 2xx (first; nil
-// when a is that first one or is not such a 2xx).
+// repeats the status, charge id and body of the key's first such 2xx
+// (first; nil when a is that first one or is not such a 2xx), the body as
+// the target's ReplayCompare says.
 func (c *checker) replayMismatch(key string, a, first *history.Attempt) {
 	if first == nil {
 		return
 	}
-	sameCharge, sameBody := a.ChargeID == first.ChargeID, a.Body == first.Body
-	if sameCharge && sameBody {
+	sameCharge, sameStatus, sameBody := a.ChargeID == first.ChargeID, a.Status == first.Status, a.Body == first.Body
+	why := ""
+	if !sameBody && c.replay.spec.JSON {
+		sameBody, why = c.replay.sameBody(a.Body, first.Body, &c.firstDoc)
+	}
+	if sameCharge && sameStatus && sameBody {
 		return
 	}
 	f := Finding{Anomaly: ReplayMismatch, Key: key, Account: a.Account, Attempts: []string{a.ID, first.ID}}
 	f.Charges = appendUnique(appendUnique(nil, a.ChargeID), first.ChargeID)
+	lead := who(key, a) + replayNote(a)
+	got, firstGot := chargeLabel(a.ChargeID), chargeLabel(first.ChargeID)
+	if !sameStatus {
+		got, firstGot = fmt.Sprintf("%d with %s", a.Status, got), fmt.Sprintf("%d with %s", first.Status, firstGot)
+	}
 	switch {
-	case !sameCharge && !sameBody:
+	case (!sameCharge || !sameStatus) && !sameBody:
 		f.Detail = fmt.Sprintf("%s got %s and another body, where the key's first 2xx (attempt %s) got %s",
-			who(key, a), chargeLabel(a.ChargeID), first.ID, chargeLabel(first.ChargeID))
-	case !sameCharge:
+			lead, got, first.ID, firstGot)
+	case !sameCharge || !sameStatus:
 		f.Detail = fmt.Sprintf("%s got %s, where the key's first 2xx (attempt %s) got %s",
-			who(key, a), chargeLabel(a.ChargeID), first.ID, chargeLabel(first.ChargeID))
-	default:
-		f.Detail = fmt.Sprintf("%s got %s with another body than the key's first 2xx (attempt %s)",
-			who(key, a), chargeLabel(a.ChargeID), first.ID)
+			lead, got, first.ID, firstGot)
+	default: // the body alone differs: say how
+		if why == "" {
+			_, why = c.replay.sameBody(a.Body, first.Body, &c.firstDoc)
+		}
+		f.Detail = fmt.Sprintf("%s got %s with another body than the key's first 2xx (attempt %s): %s",
+			lead, got, first.ID, why)
 	}
 	c.add(rankReplayMismatch, 1, f)
 }

@@ -12,7 +12,7 @@ const (
 	DoubleCharge Anomaly = "double_charge"
 	// LostAck: a 2xx without exactly one matching ledger charge.
 	LostAck Anomaly = "lost_ack"
-	// ReplayMismatch: 2xx answers for one key and payload disagree on charge id or body.
+	// ReplayMismatch: 2xx answers for one key and payload disagree on status, charge id or body.
 	ReplayMismatch Anomaly = "replay_mismatch"
 	// MismatchExecuted: a request whose payload differs from the key's was acked or charged.
 	MismatchExecuted Anomaly = "mismatch_executed"

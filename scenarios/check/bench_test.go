@@ -264,7 +264,38 @@ func TestGenerated(t *testing.T) {
 }
 
 func BenchmarkRun(b *testing.B) {
+	benchRun(b, genInput(25_000, 1))
+}
+
+// BenchmarkRunStripe is the same history judged under a profile that
+// requires the replay header (stripe's, with ietf's 422 for a changed
+// payload, which the generated target answers): every 2xx without the
+// header is looked up in the ledger.
+func BenchmarkRunStripe(b *testing.B) {
 	in := genInput(25_000, 1)
+	in.Profile = api.Stripe
+	in.Profile.Mismatch = 422
+	for i := range in.History.Attempts { // the generated replays say so
+		a := &in.History.Attempts[i]
+		a.Replayed = a.Replayed || a.Outcome == history.Acked && a.Server != nil && a.Server.Replayed
+	}
+	benchRun(b, in)
+}
+
+// BenchmarkRunJSON judges replays rendered anew (a fresh "at" in every
+// 2xx body) as JSON, ignoring that field: every replay's body is parsed.
+func BenchmarkRunJSON(b *testing.B) {
+	in := genInput(25_000, 1)
+	for i := range in.History.Attempts {
+		if a := &in.History.Attempts[i]; a.Outcome == history.Acked {
+			a.Body = `{"at":` + strconv.Itoa(i) + `,` + a.Body[1:]
+		}
+	}
+	in.Replay = ReplayCompare{JSON: true, Ignore: []string{"at"}}
+	benchRun(b, in)
+}
+
+func benchRun(b *testing.B, in Input) {
 	n := len(in.History.Attempts)
 	b.ReportAllocs()
 	var before, after runtime.MemStats

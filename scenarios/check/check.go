@@ -51,6 +51,28 @@
 // should have expired: when History.Quiesced is set, an attempt whose Call is
 // at or after Quiesced + ClaimTimeout. A probe must replay or execute.
 //
+// Replays: every 2xx carrying a key's reference fingerprint must repeat the
+// key's first such 2xx (by return time): the same status, the same charge
+// id and the same body, compared as Input.Replay says: byte for byte (the
+// zero ReplayCompare, the built-in targets'), or as JSON documents, field
+// for field (members in any order, numbers by value), leaving out the
+// fields ReplayCompare.Ignore names, for a service that renders
+// per-response metadata (a request id, a timestamp). Every 2xx the run
+// provoked is compared, whichever request provoked it: after a dropped
+// response the client sees only the retry's replay, which is why the
+// runner probes every completed key with further identical requests once
+// the traffic is over (Attempt.ReplayProbe marks them; they are judged as
+// any other attempt and the mark only names them in evidence). Where the
+// profile names a replay header (stripe: Idempotent-Replayed: true), every
+// replay must carry it, the key's first 2xx included when the ledger proves
+// it a replay: a 2xx is one when the charge it names was made by another
+// attempt of the key (the row's attempt id; for a row naming none, an
+// earlier attempt whose server answer named the charge without replaying
+// it; for a ledger without charge ids, the key's charge of that account and
+// amount made by another attempt), and the attempt that made the charge
+// is no replay, whenever its answer came back. Where the ledger cannot tell,
+// a 2xx sent after another 2xx of the key had come back is a replay.
+//
 // It is a stable API.
 package check
 
@@ -69,6 +91,9 @@ type Input struct {
 	// TwoStores says the target keeps its idempotency records in Redis and
 	// its ledger in Postgres; store_desync is checked only then.
 	TwoStores bool
+	// Replay is how a replay must repeat the key's first 2xx: a property of
+	// the target (zero: byte for byte, as for the built-in targets).
+	Replay ReplayCompare
 }
 
 // Finding is one violated invariant with its evidence.

@@ -22,6 +22,10 @@ type checker struct {
 	quiesced, claimTime time.Duration
 	probeFrom           time.Duration
 	twoStores           bool
+	// replay is how a 2xx must repeat the key's first one; firstDoc
+	// caches the first one's decoded body.
+	replay   compiledCompare
+	firstDoc firstDoc
 	// noChargeIDs: the ledger's rows carry no charge id; acks are matched by
 	// key, account and amount.
 	noChargeIDs bool
@@ -84,7 +88,7 @@ func newChecker(in Input) *checker {
 	c := &checker{profile: in.Profile, ledger: in.Ledger.Charges, inFlight: in.Profile.InFlight,
 		probes: h.Quiesced > 0, quiesced: h.Quiesced, claimTime: h.ClaimTimeout,
 		probeFrom: h.Quiesced + h.ClaimTimeout, twoStores: in.TwoStores, noChargeIDs: in.Ledger.NoChargeIDs,
-		noKeyless: in.Ledger.NoKeyless}
+		noKeyless: in.Ledger.NoKeyless, replay: compileCompare(in.Replay)}
 	if c.inFlight == 0 {
 		c.inFlight = 409
 	}
@@ -306,6 +310,7 @@ func compareRest(a, b *history.Attempt) int {
 		strings.Compare(a.Body, b.Body),
 		compareBool(a.Replayed, b.Replayed),
 		compareBool(a.Reused, b.Reused),
+		compareBool(a.ReplayProbe, b.ReplayProbe),
 	)
 }
 

@@ -64,7 +64,7 @@ func (c *checker) checkKey(key string, atts []*history.Attempt, chs []*history.C
 		if a.Fingerprint != ref.Fingerprint {
 			c.mismatchExecuted(key, a, ref)
 		}
-		c.keyedStatus(key, a, ref, s, pos, atts)
+		c.keyedStatus(key, a, ref, s, pos, atts, chs)
 		if a.Status >= 500 && (a.Replayed || c.isProbe(a) && a.Fault == "") {
 			c.cachedError(key, pos, atts, chs)
 		}

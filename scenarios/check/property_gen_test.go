@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,11 +25,15 @@ type world struct {
 	keys      []*genKey
 	redis     []history.RedisRecord
 	twoStores bool
-	quiesced  time.Duration // 0: no probe phase
-	keyTTL    time.Duration
-	op, seq   int
-	probeAt   int // ms: the next free probe slot
-	keyless   int // ms: the next free slot for keyless attempts
+	// compare is the target's comparison; in JSON mode every 2xx is
+	// rendered anew (members reordered, the amount written another way, a
+	// fresh "at" and "meta.request"), which the ignored fields absorb.
+	compare  ReplayCompare
+	quiesced time.Duration // 0: no probe phase
+	keyTTL   time.Duration
+	op, seq  int
+	probeAt  int // ms: the next free probe slot
+	keyless  int // ms: the next free slot for keyless attempts
 	// skew is added to skewAccount's balance: the one injection made after
 	// balances are computed.
 	skewAccount string
@@ -66,6 +71,9 @@ func generate(rng *rand.Rand) *world {
 	}
 	if rng.IntN(3) == 0 {
 		w.keyTTL = 24 * time.Hour // documented retention far beyond the run: nothing expires
+	}
+	if rng.IntN(3) == 0 {
+		w.compare = ReplayCompare{JSON: true, Ignore: []string{"at", "meta.request"}}
 	}
 	n := 1 + rng.IntN(6)
 	for i := range n {
@@ -159,7 +167,7 @@ func (w *world) mismatch(k *genKey, t int, opts ...opt) *history.Attempt {
 // execute appends an attempt of k that charges and is acked.
 func (w *world) execute(k *genKey, t int, opts ...opt) *history.Attempt {
 	id := fmt.Sprintf("ch_%d", w.seq+1)
-	a := w.attempt(k, t, append(opts, acked(201, id, k.body))...)
+	a := w.attempt(k, t, append(opts, acked(201, id, w.render(k, "")))...)
 	w.commit(k, a)
 	k.acked(t)
 	return a
@@ -184,9 +192,33 @@ func (w *world) commit(k *genKey, a *history.Attempt) {
 // replay header where the profile requires it.
 func (w *world) replayed(k *genKey) opt {
 	return func(a *history.Attempt) {
-		acked(201, k.charge, k.body)(a)
+		acked(201, k.charge, w.render(k, ""))(a)
 		a.Replayed = w.p.ReplayHeader != ""
 	}
+}
+
+// render is the body of a 2xx for k: its one body byte for byte; in JSON
+// mode the same document rendered anew, with extra members appended (a
+// member of its own: a change no ignored field absorbs).
+func (w *world) render(k *genKey, extra string) string {
+	if !w.compare.JSON {
+		return k.body + extra
+	}
+	amount := strconv.FormatInt(k.amount, 10)
+	if w.rng.IntN(2) == 0 {
+		amount = strconv.FormatInt(k.amount/100, 10) + "e2" // amounts are whole hundreds
+	}
+	members := []string{`"amount":` + amount, `"key":` + strconv.Quote(k.name),
+		fmt.Sprintf(`"at":%d`, w.rng.IntN(1_000_000)), fmt.Sprintf(`"meta":{"request":"r-%d"}`, w.rng.IntN(1_000_000))}
+	if extra != "" {
+		members = append(members, extra)
+	}
+	w.rng.Shuffle(len(members), func(i, j int) { members[i], members[j] = members[j], members[i] })
+	sep := ","
+	if w.rng.IntN(2) == 0 {
+		sep = ", "
+	}
+	return "{" + strings.Join(members, sep) + "}"
 }
 
 // replay appends a retry of k at t ms that gets the first 2xx back.
@@ -284,7 +316,7 @@ func (w *world) input() Input {
 			accts[i].Balance += w.skew
 		}
 	}
-	in := Input{Profile: w.p, TwoStores: w.twoStores, History: history.History{
+	in := Input{Profile: w.p, TwoStores: w.twoStores, Replay: w.compare, History: history.History{
 		Seed:     w.rng.Uint64(),
 		Attempts: shuffled(w.rng, w.atts),
 		KeyTTL:   w.keyTTL,
@@ -327,10 +359,11 @@ func (w *world) attemptsOf(k *genKey, ok func(*history.Attempt) bool) []int {
 // describe summarises w for a failure message.
 func (w *world) describe() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "profile %s, two stores %v, quiesced %v, key ttl %v\n", w.p.Name, w.twoStores, w.quiesced, w.keyTTL)
+	fmt.Fprintf(&b, "profile %s, two stores %v, quiesced %v, key ttl %v, replay compared %s\n", w.p.Name, w.twoStores, w.quiesced,
+		w.keyTTL, w.compare)
 	for _, a := range w.atts {
-		fmt.Fprintf(&b, "  %s key=%.10s acct=%s amt=%d call=%v status=%d %s charge=%s replayed=%v hidden=%v fault=%s\n",
-			a.ID, a.Key, a.Account, a.Amount, a.Call, a.Status, a.Outcome, a.ChargeID, a.Replayed, a.Hidden, a.Fault)
+		fmt.Fprintf(&b, "  %s key=%.10s acct=%s amt=%d call=%v status=%d %s charge=%s replayed=%v hidden=%v probe=%v fault=%s body=%s\n",
+			a.ID, a.Key, a.Account, a.Amount, a.Call, a.Status, a.Outcome, a.ChargeID, a.Replayed, a.Hidden, a.ReplayProbe, a.Fault, a.Body)
 	}
 	for _, c := range w.charges {
 		fmt.Fprintf(&b, "  %s key=%.10s acct=%s amt=%d by %s seq %d\n", c.ID, c.Key, c.Account, c.Amount, c.AttemptID, c.Seq)

@@ -2,6 +2,8 @@ package check
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/idemchaos/idemchaos/sim/history"
@@ -21,10 +23,10 @@ type injection struct {
 var injections = map[Anomaly]injection{
 	DoubleCharge:     {[]string{"unrecorded attempt", "same-payload attempt"}, injectDoubleCharge},
 	LostAck:          {[]string{"amount", "account"}, injectLostAck},
-	ReplayMismatch:   {[]string{"body"}, injectReplayMismatch},
+	ReplayMismatch:   {[]string{"body", "probe after one 2xx", "json field"}, injectReplayMismatch},
 	MismatchExecuted: {[]string{"acked", "charged, timed out"}, injectMismatchExecuted},
 	Balance:          {[]string{"skew"}, injectBalance},
-	StatusContract:   {[]string{"keyless", "mismatch status", "duplicate 5xx", "no replay header"}, injectStatus},
+	StatusContract:   {[]string{"keyless", "mismatch status", "duplicate 5xx", "no replay header", "lone replay, no header"}, injectStatus},
 	StuckKey:         {[]string{"probe 409"}, injectStuck},
 	StoreDesync:      {[]string{"no record", "claim only", "stored failure", "unknown charge"}, injectDesync},
 	CachedError:      {[]string{"probe 5xx", "replayed 5xx"}, injectCachedError},
@@ -70,12 +72,52 @@ func injectLostAck(w *world) (string, string) {
 }
 
 // injectReplayMismatch adds a retry answered with the key's charge but
-// another body.
+// another body; or, to a key whose client saw one 2xx, a replay probe
+// whose body differs (by a byte; in JSON mode by a member no ignored field
+// covers); or, in JSON mode, a retry whose body changes a field that is
+// not ignored.
 func injectReplayMismatch(w *world) (string, string) {
+	variants := []string{"body"}
+	if w.pick(oneAck) != nil {
+		variants = append(variants, "probe after one 2xx")
+	}
+	if w.compare.JSON {
+		variants = append(variants, "json field")
+	}
+	switch v := variants[w.rng.IntN(len(variants))]; v {
+	case "probe after one 2xx":
+		k := w.pick(oneAck)
+		a := w.attempt(k, k.window+injectMs, w.replayed(k))
+		a.ReplayProbe, a.Body = true, w.render(k, `"note":"rendered again"`)
+		if !w.compare.JSON {
+			a.Body = k.body + " "
+		}
+		return v, k.name
+	case "json field":
+		k := w.pick(inWindow)
+		a := w.attempt(k, k.window+injectMs, w.replayed(k))
+		a.Body = strings.Replace(a.Body, strconv.Quote(k.name), `"another"`, 1)
+		return v, k.name
+	}
 	k := w.pick(inWindow)
 	a := w.attempt(k, k.window+injectMs, w.replayed(k))
 	a.Body += " (again)"
 	return "body", k.name
+}
+
+// oneAck: a key whose client saw exactly one 2xx, inside its window.
+func oneAck(k *genKey) bool { return k.inWindow && k.acks == 1 }
+
+// loneReplay: a charged key whose one 2xx (not a hidden re-send's) was
+// answered to another attempt than the one that made its charge.
+func loneReplay(w *world) func(*genKey) bool {
+	return func(k *genKey) bool {
+		if k.charge == "" || k.acks != 1 {
+			return false
+		}
+		acks := w.attemptsOf(k, func(a *history.Attempt) bool { return a.Outcome == history.Acked })
+		return len(acks) == 1 && !w.atts[acks[0]].Hidden && w.atts[acks[0]].ID != w.charges[k.chargeAt].AttemptID
+	}
 }
 
 // injectMismatchExecuted adds a request that reuses a key with another
@@ -107,11 +149,15 @@ func injectBalance(w *world) (string, string) {
 
 // injectStatus answers one request with a status the profile forbids: a
 // keyless request, a payload mismatch, a concurrent duplicate answered 5xx
-// with no fault placed on it, or (stripe) a replay without its header.
+// with no fault placed on it, or (stripe) a replay without its header: a
+// further 2xx, or the key's one 2xx when another attempt made its charge.
 func injectStatus(w *world) (string, string) {
 	variants := []string{"keyless", "mismatch status", "duplicate 5xx"}
 	if w.p.ReplayHeader != "" {
 		variants = append(variants, "no replay header")
+		if w.pick(loneReplay(w)) != nil {
+			variants = append(variants, "lone replay, no header")
+		}
 	}
 	switch v := variants[w.rng.IntN(len(variants))]; v {
 	case "keyless":
@@ -141,9 +187,15 @@ func injectStatus(w *world) (string, string) {
 		start := int(p.Server.Start / time.Millisecond)
 		w.attempt(k, int(p.Call/time.Millisecond), served(start+1, start+3), failed(503))
 		return v, k.name
+	case "lone replay, no header": // the one 2xx the client saw, after the try that charged lost its answer
+		k := w.pick(loneReplay(w))
+		for _, i := range w.attemptsOf(k, func(a *history.Attempt) bool { return a.Outcome == history.Acked }) {
+			w.atts[i].Replayed, w.atts[i].Server.Replayed = false, false
+		}
+		return v, k.name
 	default:
 		k := w.pick(inWindow)
-		w.attempt(k, k.window+injectMs, acked(201, k.charge, k.body))
+		w.attempt(k, k.window+injectMs, acked(201, k.charge, w.render(k, "")))
 		return v, k.name
 	}
 }

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/idemchaos/idemchaos/sim/history"
 )
@@ -34,8 +35,12 @@ func (c *checker) missingKeyStatus(a *history.Attempt) {
 // at most one violation per attempt: (b) a payload mismatch answered with a
 // non-2xx other than the profile's Mismatch or InFlight status; (c) a
 // concurrent duplicate answered 5xx with no fault placed on it; (d) a replay
-// without the profile's replay header.
-func (c *checker) keyedStatus(key string, a, ref *history.Attempt, s *keyScratch, pos int, atts []*history.Attempt) {
+// without the profile's replay header: a 2xx whose charge another attempt
+// of the key made (replayOf), the key's first 2xx included; where the
+// ledger cannot tell who made the charge, a 2xx sent after another 2xx of
+// the key had come back.
+func (c *checker) keyedStatus(key string, a, ref *history.Attempt, s *keyScratch, pos int, atts []*history.Attempt,
+	chs []*history.Charge) {
 	p := c.profile
 	switch {
 	case a.Fingerprint != ref.Fingerprint && a.Status != 0 && !is2xx(a.Status) && p.Mismatch != 0 &&
@@ -46,11 +51,94 @@ func (c *checker) keyedStatus(key string, a, ref *history.Attempt, s *keyScratch
 		other := atts[s.partner[pos]]
 		c.addStatus(key, a, other, "", fmt.Sprintf("%s was a concurrent duplicate of attempt %s and got %d with no fault placed on it; %s answers %d at once",
 			who(key, a), other.ID, a.Status, c.profileLabel(), p.InFlight))
-	case p.ReplayHeader != "" && s.first[pos] != nil && !a.Replayed:
+	case p.ReplayHeader == "" || a.Replayed || a.Outcome != history.Acked || a.Fingerprint != ref.Fingerprint:
+	default:
+		maker, charge, byServer, known := c.replayOf(a, atts, chs)
 		first := s.first[pos]
-		c.addStatus(key, a, first, a.ChargeID, fmt.Sprintf("%s replayed the 2xx (%s) first returned to attempt %s without the %s header that %s requires",
-			who(key, a), chargeLabel(a.ChargeID), first.ID, p.ReplayHeader, c.profileLabel()))
+		switch {
+		case known && maker != nil:
+			how := "the ledger says attempt " + maker.ID + " made"
+			if byServer {
+				how = "the server had first answered to attempt " + maker.ID
+			}
+			c.addStatus(key, a, maker, charge, fmt.Sprintf("%s%s got %s, which %s, without the %s header that %s requires on every replay",
+				who(key, a), replayNote(a), chargeLabel(charge), how, p.ReplayHeader, c.profileLabel()))
+		case !known && first != nil && first.Return < a.Call:
+			c.addStatus(key, a, first, a.ChargeID, fmt.Sprintf("%s%s replayed the 2xx (%s) first returned to attempt %s without the %s header that %s requires",
+				who(key, a), replayNote(a), chargeLabel(a.ChargeID), first.ID, p.ReplayHeader, c.profileLabel()))
+		}
 	}
+}
+
+// replayOf says who made the charge a's 2xx names. known is false when
+// the ledger cannot tell (no charge id, a row held twice or under another
+// key, a row naming no attempt that no earlier server answer explains); else
+// maker is the other attempt of the key that made it (a's 2xx was a
+// replay) or nil (a made it). The maker is the ledger row's attempt; for
+// a row naming none, an earlier attempt whose server answer named the
+// charge without replaying it; for a ledger without charge ids, the
+// attempt that made the key's charge of a's account and amount (byServer
+// says the maker is known from its server answer). charge is the charge.
+func (c *checker) replayOf(a *history.Attempt, atts []*history.Attempt, chs []*history.Charge) (maker *history.Attempt, charge string, byServer, known bool) {
+	if c.noChargeIDs {
+		var row *history.Charge
+		for _, ch := range chs {
+			if ch.Account != a.Account || ch.Amount != a.Amount || ch.AttemptID == "" {
+				continue
+			}
+			if ch.AttemptID == a.ID {
+				return nil, "", false, true
+			}
+			if row == nil {
+				row = ch
+			}
+		}
+		if row == nil {
+			return nil, "", false, false
+		}
+		m, ok := c.madeBy(a, row.AttemptID, atts)
+		return m, row.ID, false, ok
+	}
+	if a.ChargeID == "" {
+		return nil, "", false, false
+	}
+	row := c.row(a.ChargeID, chs)
+	if row.n != 1 || row.c.Key != a.Key {
+		return nil, "", false, false // a lost ack, or another key's charge: judged elsewhere
+	}
+	if id := row.c.AttemptID; id != "" {
+		m, ok := c.madeBy(a, id, atts)
+		return m, a.ChargeID, false, ok
+	}
+	for _, b := range atts {
+		if b != a && b.ID != a.ID && !b.Hidden && b.Server != nil && b.Server.ChargeID == a.ChargeID &&
+			!b.Server.Replayed && startOf(b) < startOf(a) {
+			return b, a.ChargeID, true, true
+		}
+	}
+	return nil, "", false, false
+}
+
+// madeBy resolves the attempt id a ledger row names for a's charge: nil
+// and known when it is a itself, the attempt when it is another of a's
+// key, unknown otherwise (not in the history, or another key's).
+func (c *checker) madeBy(a *history.Attempt, id string, atts []*history.Attempt) (*history.Attempt, bool) {
+	if id == a.ID {
+		return nil, true
+	}
+	m := c.attempt(id, atts)
+	if m == nil || m.Key != a.Key {
+		return nil, false
+	}
+	return m, true
+}
+
+// startOf is when the server began an attempt, or when the client sent it.
+func startOf(a *history.Attempt) time.Duration {
+	if a.Server != nil {
+		return a.Server.Start
+	}
+	return a.Call
 }
 
 // addStatus records a status_contract finding for a, with other as the

@@ -85,7 +85,7 @@ func (s *story) desync() string {
 // stuck tells the probe that found the key poisoned.
 func (s *story) stuck() string {
 	for _, u := range s.findingUnits(check.StuckKey) {
-		if u.op.probe {
+		if u.op.probe && !u.op.replay {
 			return fmt.Sprintf("the probe still gets %s once the faults have healed and the claim timeout has passed: "+
 				"key %s is poisoned", status(u.last().Status), short(s.key))
 		}
@@ -97,7 +97,7 @@ func (s *story) stuck() string {
 func (s *story) cached() string {
 	for _, u := range s.units {
 		srv := u.last().Server
-		if srv != nil && srv.Status >= 500 && (srv.Replayed || u.op.probe) {
+		if srv != nil && srv.Status >= 500 && (srv.Replayed || u.op.probe && !u.op.replay) {
 			text := fmt.Sprintf("%s gets a stored %s replayed: key %s is poisoned with an error", u.request(), status(srv.Status), short(s.key))
 			if len(s.charges) == 0 {
 				text += " that charged nothing"

@@ -35,6 +35,10 @@ func (s *story) linkOrder(x, y *unit) {
 		send.after(y.final())
 	case x.op.probe && !y.op.probe:
 		send.after(y.final())
+	case x.op.probe && !x.op.replay && y.op.replay: // the stuck-key probe waits out the replay probes
+		send.after(y.final())
+	case x.op.replay && y.op.replay && y.op.id < x.op.id && x.n == 1 && y == y.op.units[len(y.op.units)-1]:
+		send.after(y.final()) // a key's replay probes go one after another
 	case x.n == 1 && x.op.plan != nil && x.op.plan.After == y.op.id && y == y.op.units[len(y.op.units)-1]:
 		send.after(y.final())
 	}

@@ -36,7 +36,7 @@ func pick(rec scenarios.Record, res scenarios.Result) (string, []int) {
 	if key == "" {
 		return "", []int{best}
 	}
-	return key, opsWithKey(rec, key)
+	return key, opsWithKey(rec, res, key)
 }
 
 // findingOp is the first op a finding names, or -1.
@@ -58,8 +58,10 @@ func findingOp(rec scenarios.Record, key string, ids []string, opOf map[string]i
 }
 
 // opsWithKey lists the plan ops with key, then the other ops (probes) whose
-// attempts carry it.
-func opsWithKey(rec scenarios.Record, key string) []int {
+// attempts carry it. A replay probe is told only when it is evidence: a
+// finding names it, or it made a charge; one that got the replay it asked
+// for adds nothing to the story.
+func opsWithKey(rec scenarios.Record, res scenarios.Result, key string) []int {
 	var out []int
 	seen := map[int]bool{}
 	for _, op := range rec.Plan.Ops {
@@ -68,10 +70,29 @@ func opsWithKey(rec scenarios.Record, key string) []int {
 			seen[op.ID] = true
 		}
 	}
+	telling := evidence(rec, res)
 	for _, a := range rec.Obs.History.Attempts {
-		if a.Key == key && !seen[a.Op] {
-			out = append(out, a.Op)
-			seen[a.Op] = true
+		if a.Key != key || seen[a.Op] || a.ReplayProbe && !telling[baseID(a.ID)] {
+			continue // an op told is told whole: any of its attempts being evidence is enough
+		}
+		out = append(out, a.Op)
+		seen[a.Op] = true
+	}
+	return out
+}
+
+// evidence is the set of attempt ids the findings name or that made a
+// ledger charge.
+func evidence(rec scenarios.Record, res scenarios.Result) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range res.Findings {
+		for _, id := range f.Attempts {
+			out[baseID(id)] = true
+		}
+	}
+	for _, c := range rec.Obs.Ledger.Charges {
+		if c.AttemptID != "" {
+			out[c.AttemptID] = true
 		}
 	}
 	return out

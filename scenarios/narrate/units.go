@@ -13,8 +13,10 @@ import (
 // opStory is one logical operation of the story: a client with its tries.
 type opStory struct {
 	id      int
-	letter  string // "" for the probe
-	probe   bool
+	letter  string       // "" for a probe
+	probe   bool         // an op beyond the plan: a replay probe or the stuck-key probe
+	replay  bool         // a replay probe, sent once the traffic was over
+	replayN int          // its number among the story's replay probes; 0: the only one
 	plan    *workload.Op // nil for a probe
 	key     string
 	account string
@@ -53,11 +55,20 @@ func buildOps(rec scenarios.Record, key string, ids []int) []*opStory {
 		}
 	}
 	sort.SliceStable(ops, func(i, j int) bool { return opRank(ops[i]).less(opRank(ops[j])) })
-	n := 0
+	n, replays := 0, 0
 	for _, o := range ops {
-		if !o.probe {
+		switch {
+		case !o.probe:
 			o.letter = letter(n)
 			n++
+		case o.replay:
+			replays++
+			o.replayN = replays
+		}
+	}
+	if replays == 1 {
+		for _, o := range ops {
+			o.replayN = 0
 		}
 	}
 	return ops
@@ -72,7 +83,7 @@ func newOp(rec scenarios.Record, id int, key string) *opStory {
 	}
 	for _, a := range rec.Obs.History.Attempts {
 		if a.Op == id {
-			o.account, o.amount = a.Account, a.Amount
+			o.account, o.amount, o.replay = a.Account, a.Amount, a.ReplayProbe
 			break
 		}
 	}
@@ -134,9 +145,10 @@ func signatureOf(a history.Attempt) signature {
 
 // rank orders the ops of a story: the first to reach a failpoint is A (with
 // a gate, the one it held), then the others that reached one, then those
-// that never did by their first arrival, probes last.
+// that never did by their first arrival, then the replay probes, the
+// stuck-key probe last.
 type rank struct {
-	probe       bool
+	kind        int // 0 a plan op, 1 a replay probe, 2 the stuck-key probe
 	seq         int
 	start, call time.Duration
 	id          int
@@ -144,8 +156,8 @@ type rank struct {
 
 func (a rank) less(b rank) bool {
 	switch {
-	case a.probe != b.probe:
-		return b.probe
+	case a.kind != b.kind:
+		return a.kind < b.kind
 	case a.seq != b.seq:
 		return a.seq < b.seq
 	case a.start != b.start:
@@ -157,7 +169,13 @@ func (a rank) less(b rank) bool {
 }
 
 func opRank(o *opStory) rank {
-	r := rank{probe: o.probe, seq: math.MaxInt, start: math.MaxInt64, call: math.MaxInt64, id: o.id}
+	r := rank{seq: math.MaxInt, start: math.MaxInt64, call: math.MaxInt64, id: o.id}
+	switch {
+	case o.replay:
+		r.kind = 1
+	case o.probe:
+		r.kind = 2
+	}
 	for _, u := range o.units {
 		for _, e := range u.events {
 			r.seq = min(r.seq, e.Seq)

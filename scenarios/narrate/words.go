@@ -34,6 +34,9 @@ func (s *story) sendText(u *unit) (string, string) {
 	switch {
 	case u.n > 1:
 		return u.client() + " retries", "retry"
+	case o.replay:
+		return fmt.Sprintf("%s sends the same POST /v1/charges, key %s, %s, again once the traffic is over, to see its replay",
+			u.client(), short(o.key), what), "same POST again, key " + short(o.key)
 	case o.probe:
 		return fmt.Sprintf("the probe sends POST /v1/charges, key %s, %s again, once the faults have healed and the claim "+
 			"timeout has passed", short(o.key), what), "POST again, key " + short(o.key)

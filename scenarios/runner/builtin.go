@@ -125,11 +125,9 @@ func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	}
 	cl := client.New(client.Config{Routes: d.route, Seed: c.Seed, Since: since, Policy: sc.Policy})
 	attempts := cl.Run(ctx, plan)
-	if sc.Probe {
-		var probes []history.Attempt
-		probes, obs.History.Quiesced, err = probe(ctx, d.heal, cl, plan, since, c.ClaimTTL)
-		attempts = append(attempts, probes...)
-	}
+	var probes []history.Attempt
+	probes, obs.History.Quiesced, err = afterTraffic(ctx, cl, sc, plan, attempts, d.heal, since, c.ClaimTTL)
+	attempts = append(attempts, probes...)
 	cl.Close()
 	closeErr := d.close() // waits for in-flight handlers: the stores are final after this
 	if err := errors.Join(err, ctx.Err(), closeErr); err != nil {
@@ -149,20 +147,39 @@ func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	return obs, hidden, err
 }
 
-// probe heals every store link, waits out the claim timeout and sends one
-// more try of every key: the answer must be a replay or an execution.
-func probe(ctx context.Context, heal func() error, cl *client.Client, plan workload.Plan,
-	since func() time.Duration, claim time.Duration) ([]history.Attempt, time.Duration, error) {
+// afterTraffic sends, on the client of the main traffic, what follows it:
+// the store links are healed, every key that completed gets its replay
+// probes (scenarios.ReplayPlan), and, for a scenario with Probe, once the
+// claim timeout (and a quarter) has passed since the heal, every key gets
+// one more try that must replay or execute (scenarios.ProbePlan). It
+// returns those attempts, the replay probes marked, and when the links
+// healed (0 without Probe: the run has no probe phase). Every probe is a
+// single try bounded by the client's per-try timeout, so this is bounded by
+// the number of keys and the claim timeout.
+func afterTraffic(ctx context.Context, cl *client.Client, sc scenarios.Scenario, plan workload.Plan,
+	attempts []history.Attempt, heal func() error, since func() time.Duration, claim time.Duration) ([]history.Attempt, time.Duration, error) {
 	if err := heal(); err != nil {
 		return nil, 0, err
 	}
-	quiesced := since()
-	t := time.NewTimer(claim + claim/4)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-		return nil, quiesced, ctx.Err()
+	var quiesced time.Duration
+	var wait *time.Timer
+	if sc.Probe {
+		quiesced = since()
+		wait = time.NewTimer(claim + claim/4)
+		defer wait.Stop()
 	}
-	return cl.Run(ctx, scenarios.ProbePlan(plan)), quiesced, nil
+	replay := scenarios.ReplayPlan(plan, attempts)
+	out := cl.Run(ctx, replay)
+	for i := range out {
+		out[i].ReplayProbe = true
+	}
+	if !sc.Probe {
+		return out, 0, ctx.Err()
+	}
+	select {
+	case <-wait.C:
+	case <-ctx.Done():
+		return out, quiesced, ctx.Err()
+	}
+	return append(out, cl.Run(ctx, scenarios.ProbePlan(plan, scenarios.NextOp(plan, replay)))...), quiesced, nil
 }

@@ -170,11 +170,9 @@ func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	}
 	cl := client.New(cfg)
 	attempts := cl.Run(ctx, plan)
-	if sc.Probe {
-		var probes []history.Attempt
-		probes, obs.History.Quiesced, err = probe(ctx, r.heal, cl, plan, since, c.ClaimTTL)
-		attempts = append(attempts, probes...)
-	}
+	var probes []history.Attempt
+	probes, obs.History.Quiesced, err = afterTraffic(ctx, cl, sc, plan, attempts, r.heal, since, c.ClaimTTL)
+	attempts = append(attempts, probes...)
 	cl.Close()
 	if err := errors.Join(err, ctx.Err(), fr.close()); err != nil {
 		return obs, err

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/check"
 	"github.com/idemchaos/idemchaos/scenarios/runner"
 	"github.com/idemchaos/idemchaos/sim/client"
 	"github.com/idemchaos/idemchaos/sim/fault"
@@ -45,6 +46,9 @@ type (
 	Result = scenarios.Result
 	// SkipError says a scenario cannot run against the target, and why.
 	SkipError = scenarios.SkipError
+	// ReplayCompare is how a replay must repeat the key's first answer:
+	// byte for byte (zero), or as JSON with fields left out.
+	ReplayCompare = check.ReplayCompare
 )
 
 // The built-in contract profiles.
@@ -85,6 +89,11 @@ type Target struct {
 	// through, and PostgresProxy, RedisProxy the proxies in it: they let
 	// the store-fault scenarios cut the service's links mid-request.
 	Toxiproxy, PostgresProxy, RedisProxy string
+	// Replay is how every replay must repeat the key's first answer (zero:
+	// byte for byte); a service that renders per-response metadata (a
+	// request id, a timestamp) compares as JSON and ignores those fields:
+	// ReplayCompare{JSON: true, Ignore: []string{"created"}}.
+	Replay ReplayCompare
 }
 
 // Ledger reads a service's ground truth: the charges made under the given
@@ -149,7 +158,7 @@ func (t Target) external(url string) scenarios.External {
 	}
 	return scenarios.External{Name: "go-test", URLs: []string{url}, Shape: t.Shape, LedgerQuery: "(go test ledger)",
 		Accounts: t.Accounts, Currency: t.Currency, ClaimTimeout: claim, AllowRemote: t.AllowRemote,
-		Toxiproxy: t.Toxiproxy, PostgresProxy: t.PostgresProxy, RedisProxy: t.RedisProxy}
+		Toxiproxy: t.Toxiproxy, PostgresProxy: t.PostgresProxy, RedisProxy: t.RedisProxy, Replay: t.Replay}
 }
 
 // serve returns the target's URL, serving its handler on loopback if it

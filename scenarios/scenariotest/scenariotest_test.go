@@ -1,10 +1,14 @@
 package scenariotest_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/idemchaos/idemchaos/scenarios"
@@ -97,5 +101,51 @@ func TestFailureSaysHowToRunItAgain(t *testing.T) {
 	all := strings.Join(rec.errors, "\n")
 	if !strings.Contains(all, "Target.Seed = 1") || strings.Contains(all, "idemchaos run") || !strings.HasPrefix(rec.errors[0], "dropped-response: ") {
 		t.Fatalf("errors:\n%s\nwant each prefixed with the scenario and the seed to set, no CLI line", all)
+	}
+}
+
+// stamped renders every 2xx of h anew with a fresh "created" member, as a
+// service that builds its answers (replays too) on the fly does.
+type stamped struct {
+	h http.Handler
+	n atomic.Int64
+}
+
+func (s *stamped) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rec := httptest.NewRecorder()
+	s.h.ServeHTTP(rec, r)
+	body := rec.Body.Bytes()
+	if rec.Code/100 == 2 && bytes.HasPrefix(body, []byte("{")) {
+		body = append([]byte(fmt.Sprintf(`{"created":%d,`, 1_700_000_000+s.n.Add(1))), body[1:]...)
+	}
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(body)
+}
+
+// TestReplayComparedAsTheTargetSays: a shop whose answers carry a fresh
+// timestamp fails dropped-response byte for byte, though its client sees
+// one 2xx per key (the replay probes show the difference), and passes
+// when the target says to compare as JSON without that field.
+func TestReplayComparedAsTheTargetSays(t *testing.T) {
+	shop := newShop(true)
+	tg := target(shop)
+	tg.Handler = &stamped{h: shop}
+	res, err := scenariotest.Check(t.Context(), tg, "dropped-response")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != scenarios.Fail || res.Anomalies["replay_mismatch"] == 0 || res.Anomalies["double_charge"] > 0 {
+		t.Fatalf("verdict %s, anomalies %v; want replay_mismatch alone", res.Verdict, res.Anomalies)
+	}
+	tg.Replay = scenariotest.ReplayCompare{JSON: true, Ignore: []string{"created"}}
+	if res, err = scenariotest.Check(t.Context(), tg, "dropped-response"); err != nil || res.Verdict != scenarios.Pass {
+		t.Fatalf("as JSON ignoring created: verdict %s, anomalies %v, err %v; want a pass", res.Verdict, res.Anomalies, err)
+	}
+	tg.Replay = scenariotest.ReplayCompare{Ignore: []string{"created"}}
+	if _, err := scenariotest.Check(t.Context(), tg, "dropped-response"); err == nil || !strings.Contains(err.Error(), "JSON comparison") {
+		t.Fatalf("fields to ignore without JSON: err %v", err)
 	}
 }

@@ -50,6 +50,12 @@ type Attempt struct {
 	// Hidden marks an attempt that the server saw but the client did not send on
 	// purpose: a transport-level re-send of an earlier attempt.
 	Hidden bool `json:"hidden,omitempty"`
+	// ReplayProbe marks a further identical request the harness sent, once
+	// the main traffic was over, to a key that had completed, so that the
+	// key's replay is seen even when the client saw no 2xx or only one. It
+	// is judged like every other attempt; the mark only names it in
+	// evidence and stories.
+	ReplayProbe bool `json:"replay_probe,omitempty"`
 	// Server is what the target logged for this attempt; nil if it never arrived.
 	Server *ServerView `json:"server,omitempty"`
 	// Applied resolves an indeterminate attempt against the ledger: did it charge?
