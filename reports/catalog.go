@@ -73,38 +73,36 @@ func replayText(p api.Profile) string {
 	return s
 }
 
-// ownService says which scenarios run against a user's service as is,
-// which with store proxies, replica URLs or its key TTL declared, and which
-// with the failpoint protocol (and what else those need).
+// ownService says which scenarios run against a user's service as is
+// (those that adapt to its charge time if it is slow enough), which with
+// store proxies, replica URLs or its TTLs declared, and which with the
+// failpoint protocol.
 func ownService() string {
 	one := []string{"http://127.0.0.1:1"}
 	three := []string{"http://127.0.0.1:1", "http://127.0.0.1:2", "http://127.0.0.1:3"}
 	short := 100 * time.Millisecond
 	bare := scenarios.External{URLs: one, ClaimTimeout: scenarios.DefaultClaimTimeout}
-	helped := scenarios.External{URLs: three, PostgresProxy: "pg", RedisProxy: "redis", ClaimTimeout: scenarios.DefaultClaimTimeout, KeyTTL: short}
+	helped := scenarios.External{URLs: three, PostgresProxy: "pg", RedisProxy: "redis", ClaimTimeout: short, KeyTTL: short}
 	protocol := bare
 	protocol.Failpoints = true
-	full := helped
-	full.Failpoints, full.ClaimTimeout = true, short
-	groups := make([][]string, 5)
+	groups := make([][]string, 4)
 	for _, sc := range scenarios.Catalog() {
 		switch {
+		case bare.Skip(sc) == "" && sc.Outlast:
+			groups[0] = append(groups[0], fmt.Sprintf("%s (if a charge takes %s or more: measured first)", sc.Name, scenarios.MinOutlast))
 		case bare.Skip(sc) == "":
 			groups[0] = append(groups[0], sc.Name)
 		case helped.Skip(sc) == "":
 			groups[1] = append(groups[1], sc.Name)
 		case protocol.Skip(sc) == "":
 			groups[2] = append(groups[2], sc.Name)
-		case full.Skip(sc) == "":
-			groups[3] = append(groups[3], sc.Name)
 		default:
-			groups[4] = append(groups[4], sc.Name)
+			groups[3] = append(groups[3], sc.Name)
 		}
 	}
 	out := "runs " + strings.Join(groups[0], ", ")
-	labels := []string{"; with store proxies (--postgres-proxy, --redis-proxy), replica URLs or a short --key-ttl also ",
+	labels := []string{"; with store proxies (--postgres-proxy, --redis-proxy), replica URLs, a short --claim-timeout or --key-ttl also ",
 		"; with the failpoint protocol (--failpoints, docs/failpoints.md) also ",
-		"; with the protocol, a Postgres proxy and a short --claim-timeout also ",
 		"; never: "}
 	for i, l := range labels {
 		if len(groups[i+1]) > 0 {

@@ -22,11 +22,15 @@ func TestOwnServiceLineSaysWhatEachNeeds(t *testing.T) {
 		switch {
 		case at < 0:
 			t.Errorf("%s missing from %q", name, line)
-		case name == "forced-race" || name == "client-timeout-retry" || name == "slow-charge":
+		case name == "forced-race":
 			if at < protocol {
 				t.Errorf("%s listed before the failpoint protocol", name)
 			}
-		case name == "db-fault-mid-request" || name == "key-expiry" || name == "replica-fanout":
+		case name == "client-timeout-retry":
+			if at > help || !strings.Contains(line, "client-timeout-retry (if a charge takes 45ms or more: measured first)") {
+				t.Errorf("%s not listed as running with no help on a slow service: %q", name, line)
+			}
+		case name == "db-fault-mid-request" || name == "key-expiry" || name == "replica-fanout" || name == "slow-charge":
 			if at < help || at > protocol {
 				t.Errorf("%s not listed with the proxies and TTLs", name)
 			}

@@ -33,6 +33,9 @@ func WriteDetail(w io.Writer, r scenarios.Result) error {
 	for _, a := range r.Assumptions {
 		fmt.Fprintf(w, "  assumption not met: %s\n", a)
 	}
+	for _, a := range r.Adapted {
+		fmt.Fprintf(w, "  adapted: %s\n", a)
+	}
 	if len(r.Expected) > 0 {
 		fmt.Fprintf(w, "  declared for this strategy: fails with %s (%s)\n", check.Join(r.Expected), expectWord(r.AsExpected))
 	}

@@ -27,6 +27,7 @@ type htmlPage struct {
 	Mark, Outcome, Run string
 	Service            bool // every cell is of a user's own service
 	Skipped            []Skip
+	Adapted            []Adapted
 	Scenarios          []string
 	Rows               []htmlRow
 	Summary            Summary
@@ -99,7 +100,7 @@ func WriteHTML(w io.Writer, doc Document) error {
 func pageOf(doc Document) htmlPage {
 	cells := Cells(doc.Results)
 	p := htmlPage{Summary: Summarize(doc.Results), Run: runLine(doc), Latency: latencyRows(doc.Latency),
-		Service: services(cells), Skipped: doc.Skipped}
+		Service: services(cells), Skipped: doc.Skipped, Adapted: adaptations(cells)}
 	p.Mark, p.Outcome = outcome(cells)
 	strategies, scens := axes(cells)
 	p.Scenarios = scens

@@ -174,6 +174,10 @@ func junitCaseOf(c Cell, verdictOnly bool) (junitCase, int64) {
 			tc.Failure = &junitProblem{Message: cellMessage(c), Type: JUnitBroken, Text: evidence}
 		case scenarios.Inconclusive:
 			tc.Error = &junitProblem{Message: cellMessage(c), Type: JUnitInconclusive, Text: evidence}
+		default:
+			if as := adaptations([]Cell{c}); len(as) > 0 {
+				tc.SystemOut = &junitText{Text: xmlSafe("adapted: " + strings.Join(as[0].Notes, "\nadapted: ") + "\n")}
+			}
 		}
 		return tc, ms
 	}
@@ -236,6 +240,9 @@ func cellEvidence(c Cell) string {
 		}
 		for _, a := range r.Assumptions {
 			fmt.Fprintf(&b, "  assumption not met: %s\n", oneLine(a))
+		}
+		for _, a := range r.Adapted {
+			fmt.Fprintf(&b, "  adapted: %s\n", oneLine(a))
 		}
 		fmt.Fprintf(&b, "  repro: %s\n", oneLine(r.Repro))
 	}

@@ -24,6 +24,11 @@ func WriteMarkdown(w io.Writer, doc Document) error {
 	for _, sk := range doc.Skipped {
 		fmt.Fprintf(&b, "- skipped %s / %s: %s\n", mdEscape(sk.Strategy), mdEscape(sk.Scenario), mdEscape(sk.Reason))
 	}
+	for _, a := range adaptations(cells) {
+		for _, n := range a.Notes {
+			fmt.Fprintf(&b, "- adapted %s: %s\n", mdEscape(a.Scenario), mdEscape(n))
+		}
+	}
 	for _, c := range cells {
 		if rs, _ := shown(c); len(rs) > 0 {
 			mdCell(&b, c)

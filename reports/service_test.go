@@ -1,6 +1,7 @@
 package reports_test
 
 import (
+	"html"
 	"io"
 	"regexp"
 	"strings"
@@ -102,5 +103,38 @@ var (
 
 // visibleText is roughly what a browser shows of a page: no style, no tags.
 func visibleText(page string) string {
-	return markup.ReplaceAllString(styleBlock.ReplaceAllString(page, ""), " ")
+	return html.UnescapeString(markup.ReplaceAllString(styleBlock.ReplaceAllString(page, ""), " "))
+}
+
+// TestServiceReportsSayHowScenariosWereAdapted: a scenario changed to run
+// against the service says how in every format, passing or not.
+func TestServiceReportsSayHowScenariosWereAdapted(t *testing.T) {
+	doc := serviceDoc()
+	const note = "adapted to the service's 300ms charge (median of 5, measured first)"
+	doc.Results[1].Adapted = []string{note} // the passing one
+	doc.Results[0].Adapted = []string{"1 in-target fault left out"}
+	detail := func(t *testing.T, d reports.Document) string {
+		var b strings.Builder
+		if err := reports.WriteDetail(&b, d.Results[1]); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	for name, write := range map[string]func(*testing.T, reports.Document) string{
+		"table":    func(t *testing.T, d reports.Document) string { return string(render(t, tableOf, d)) },
+		"detail":   detail,
+		"markdown": func(t *testing.T, d reports.Document) string { return string(render(t, reports.WriteMarkdown, d)) },
+		"html": func(t *testing.T, d reports.Document) string {
+			return visibleText(string(render(t, reports.WriteHTML, d)))
+		},
+		"junit": func(t *testing.T, d reports.Document) string { return string(render(t, reports.WriteJUnit, d)) },
+	} {
+		out := write(t, doc)
+		if !strings.Contains(out, "payload-mismatch") || !strings.Contains(out, note) {
+			t.Errorf("%s does not say how payload-mismatch was adapted:\n%s", name, out)
+		}
+		if name != "detail" && !strings.Contains(out, "1 in-target fault left out") {
+			t.Errorf("%s does not say how dropped-response was adapted:\n%s", name, out)
+		}
+	}
 }

@@ -144,6 +144,7 @@ func WriteTable(w io.Writer, rs []scenarios.Result) error {
 	}
 	writeLegend(w, services(cells))
 	writeSummary(w, rs, services(cells))
+	writeAdapted(w, cells)
 	writeEvidence(w, cells)
 	return nil
 }

@@ -89,6 +89,28 @@ func assumeInjected(o Observation) []string {
 	return []string{"no planned fault fired inside the target (no request reached its failpoint)"}
 }
 
+// assumeOutlasted: a client timed out inside the service's own charge
+// (a try of a key with no answer in time and no fault of the plan on it),
+// and a later try of that key got its 2xx: the service worked on past its
+// client, and the retries met the key in flight or its replay.
+func assumeOutlasted(o Observation) []string {
+	timedOut := map[string]time.Duration{} // key: the first such try's send
+	for _, a := range o.History.Attempts {
+		if a.Key != "" && a.Outcome == history.Indeterminate && a.Status == 0 && a.Fault == "" && strings.HasPrefix(a.Err, "timeout") {
+			if at, ok := timedOut[a.Key]; !ok || a.Call < at {
+				timedOut[a.Key] = a.Call
+			}
+		}
+	}
+	for _, a := range o.History.Attempts {
+		if at, ok := timedOut[a.Key]; ok && a.Outcome == history.Acked && a.Call > at {
+			return nil
+		}
+	}
+	return []string{"no try timed out inside the service's charge and then got its key's answer on a retry: nothing outlasted the client " +
+		"(is the charge still as slow as it was measured?)"}
+}
+
 // assumeGateEngaged: the gate held at least one request.
 func assumeGateEngaged(o Observation) []string {
 	if o.GateHeld > 0 {

@@ -46,9 +46,12 @@ type Scenario struct {
 	// the claim timeout has passed: a key still answering 409 is stuck.
 	Probe bool      `json:"-"`
 	Gate  *GateSpec `json:"-"`
-	// Internals says why the scenario cannot run against a user's own
-	// service ("" when it can): what it needs of the target's inside.
-	Internals string `json:"-"`
+	// Outlast says the scenario's in-target delays are there only to
+	// outlast the client's per-try timeout: against a user's service
+	// without the failpoint protocol, its client is timed out inside the
+	// service's own charge instead (measured first: Timing), if the charge
+	// is slow enough.
+	Outlast bool `json:"-"`
 }
 
 // Catalog lists the scenarios in a stable order.

@@ -23,6 +23,12 @@ type Cell struct {
 	// Target is the user's own service under test; nil: the built-in
 	// Strategy, deployed by the runner.
 	Target *External `json:"target,omitempty"`
+	// Timing is the service's charge time, measured before the cell by a
+	// runner when the cell NeedsTiming.
+	Timing *Timing `json:"timing,omitempty"`
+	// Adapted says how Prepare changed the scenario to run against the
+	// service (nil: not at all).
+	Adapted *Adaptation `json:"adapted,omitempty"`
 }
 
 // Definition is the scenario the cell runs: from its file spec, else the
@@ -50,6 +56,10 @@ func Prepare(c Cell) (Cell, workload.Plan, error) {
 	c = c.withDefaults(sc)
 	plan := sc.Plan(workload.Seeded(c.Seed, "plan/"+sc.Name), Params{Replicas: c.Replicas})
 	if c.Target != nil {
+		var skip string
+		if c.Adapted, skip = c.Target.adaptation(sc, c.Timing, plan); skip != "" {
+			return c, workload.Plan{}, &SkipError{Scenario: sc.Name, Reason: skip}
+		}
 		plan = c.Target.adapt(plan)
 	}
 	if err := plan.Validate(); err != nil {

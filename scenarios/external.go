@@ -193,7 +193,7 @@ func (t External) needs(sc Scenario, in api.Injection) string {
 			return "needs a Redis link: --toxiproxy-url and --redis-proxy NAME, the proxy the service's Redis traffic goes through"
 		}
 	case api.Delay:
-		if !t.Failpoints {
+		if !t.Failpoints && !sc.Outlast {
 			return "needs a delay inside the target (failpoints) to outlast the client: " + failpointsHint
 		}
 	case api.PGLatency:
@@ -202,15 +202,14 @@ func (t External) needs(sc Scenario, in api.Injection) string {
 	return ""
 }
 
-// latencyNeeds: Postgres latency fired at a point needs the failpoint
-// protocol and the Postgres proxy; a scenario that shortens the claim below
-// the latency (slow-charge) means the charge to outlive the claim, so the
-// service's own claim TTL, declared with --claim-timeout, must be shorter.
+// latencyNeeds: Postgres latency needs the Postgres proxy (with the
+// failpoint protocol it is added at the point inside the service, without
+// it from outside, as the faulted request is sent); a scenario that
+// shortens the claim below the latency (slow-charge) means the charge to
+// outlive the claim, so the service's own claim TTL, declared with
+// --claim-timeout, must be shorter.
 func (t External) latencyNeeds(sc Scenario, in api.Injection) string {
 	var need []string
-	if !t.Failpoints {
-		need = append(need, "--failpoints (a service that speaks the failpoint protocol, docs/failpoints.md)")
-	}
 	if t.PostgresProxy == "" {
 		need = append(need, pgProxyHint)
 	}
@@ -221,16 +220,16 @@ func (t External) latencyNeeds(sc Scenario, in api.Injection) string {
 	if len(need) == 0 {
 		return ""
 	}
-	what := fmt.Sprintf("needs %s of Postgres latency at a point inside the target (failpoints)", in.Arg)
+	what := fmt.Sprintf("needs %s of Postgres latency on the link to the service's Postgres", in.Arg)
 	if outlive {
 		what += ", outliving the service's claim"
 	}
 	return what + ": " + strings.Join(need, "; and ")
 }
 
-// carries reports whether the service can carry an injection: a cut on a
-// store proxy (from outside, or at the point with the failpoint protocol),
-// a delay at the point, a latency at the point on the Postgres proxy.
+// carries reports whether the service can carry an injection: a cut or a
+// latency on a store proxy (from outside, or at the point with the
+// failpoint protocol), a delay at the point.
 func (t External) carries(in api.Injection) bool {
 	switch in.Action {
 	case api.PGCut:
@@ -238,7 +237,7 @@ func (t External) carries(in api.Injection) bool {
 	case api.RedisCut:
 		return t.RedisProxy != ""
 	case api.PGLatency:
-		return t.Failpoints && t.PostgresProxy != ""
+		return t.PostgresProxy != ""
 	}
 	return t.Failpoints
 }

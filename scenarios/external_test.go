@@ -17,7 +17,9 @@ func TestExternalSkipsWhatNeedsInternals(t *testing.T) {
 	full := one
 	full.URLs = append(full.URLs, "http://127.0.0.1:2")
 	full.PostgresProxy, full.RedisProxy = "pg", "redis"
-	internal := []string{"forced-race", "slow-charge", "client-timeout-retry", "key-expiry"}
+	// client-timeout-retry runs from outside (Prepare then needs the
+	// service's timing); slow-charge needs the claim timeout declared short
+	internal := []string{"forced-race", "slow-charge", "key-expiry"}
 	stores := []string{"db-fault-mid-request", "redis-fault-after-commit", "replica-fanout"}
 	for _, sc := range Catalog() {
 		wantOne := slices.Contains(internal, sc.Name) || slices.Contains(stores, sc.Name)
@@ -139,13 +141,14 @@ func TestExternalSkipsWithTheFailpointProtocol(t *testing.T) {
 	}{
 		{base, "forced-race", "needs a gate inside the target (failpoints) to force the interleaving: give --failpoints"},
 		{fp, "forced-race", ""},
-		{base, "client-timeout-retry", "needs a delay inside the target (failpoints) to outlast the client: give --failpoints"},
+		{base, "client-timeout-retry", ""}, // adapted to the service's timing: TestPrepareAdaptsToTheServiceTiming
 		{fp, "client-timeout-retry", ""},
 		{base, "retry-storm", ""}, // its delays are dropped: its dropped responses remain
 		{fp, "retry-storm", ""},
-		{base, "slow-charge", "needs 500ms of Postgres latency at a point inside the target (failpoints), outliving the service's claim: --failpoints"},
+		{base, "slow-charge", "needs 500ms of Postgres latency on the link to the service's Postgres, outliving the service's claim: --toxiproxy-url and --postgres-proxy NAME"},
 		{fp, "slow-charge", "--postgres-proxy NAME"},
 		{withProxy(fp), "slow-charge", "the service's claim TTL under 500ms, declared with --claim-timeout"},
+		{withClaim(withProxy(base), 250*time.Millisecond), "slow-charge", ""}, // latency from outside
 		{full, "slow-charge", ""},
 		{fp, "key-expiry", "needs the service's key TTL at most 250ms, declared with --key-ttl"},
 		{base, "key-expiry", "needs the service's key TTL at most 250ms"},
@@ -175,6 +178,8 @@ func TestExternalSkipsWithTheFailpointProtocol(t *testing.T) {
 }
 
 func withProxy(e External) External { e.PostgresProxy = "pg"; return e }
+
+func withClaim(e External, d time.Duration) External { e.ClaimTimeout = d; return e }
 
 func withKeyTTL(e External, d time.Duration) External { e.KeyTTL = d; return e }
 

@@ -18,6 +18,13 @@ func Judge(rec Record) Result {
 	twoStores, expected, assume := rec.facts().TwoStores, Expected(c.Strategy, sc.Name, c.Profile), sc.Assume
 	if c.Target != nil { // a user's service: must pass, judged on what the plan exercised
 		expected, assume = nil, assumeFromPlan(plan, sc.Gate != nil)
+		if c.Adapted != nil && c.Adapted.Policy != nil {
+			checks := []func(Observation) []string{assumeOutlasted}
+			if assume != nil {
+				checks = append(checks, assume)
+			}
+			assume = allOf(checks)
+		}
 	}
 	var replay check.ReplayCompare // the built-in targets replay byte for byte
 	if c.Target != nil {
@@ -28,6 +35,9 @@ func Judge(rec Record) Result {
 		Anomalies: rep.Counts, Overcharged: rep.Overcharged, Requests: len(obs.History.Attempts),
 		DurationMS: took.Milliseconds(), Expected: expected, Faults: len(plan.Faults()),
 		Findings: rep.Findings, Timelines: timelines(rep.Findings, obs), Repro: c.Repro(), Service: c.Target != nil}
+	if c.Adapted != nil {
+		res.Adapted = c.Adapted.Notes
+	}
 	res.Assumptions = assumeGeneric(obs, hidden)
 	if c.Target != nil {
 		res.Assumptions = append(res.Assumptions, assumeService(obs)...)

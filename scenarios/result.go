@@ -41,6 +41,10 @@ type Result struct {
 	// Service says the target was a user's own service: there is no
 	// declaration to read it against, it must pass.
 	Service bool `json:"service,omitempty"`
+	// Adapted says, a sentence each, how the scenario was changed to run
+	// against a user's service (its client timed out inside the service's
+	// own charge, faults placed from outside, faults left out).
+	Adapted []string `json:"adapted,omitempty"`
 }
 
 // Repro is the one-line command that re-runs a built-in cell.

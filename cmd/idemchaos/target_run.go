@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,6 +49,14 @@ func runTarget(ctx context.Context, c common, t targetFlags, cells []scenarios.C
 		return err
 	}
 	defer svc.Close()
+	runnable, late, err := measure(ctx, svc, runnable, stderr)
+	if err != nil {
+		return envError(err)
+	}
+	skipped = append(skipped, late...)
+	if len(runnable) == 0 {
+		return usageErrorf("scenario %s cannot run against %s: %s", late[0].Scenario, e.Name, late[0].Reason)
+	}
 	started := time.Now()
 	prog := newProgress(stderr, len(runnable), quiet)
 	// one cell at a time: store faults hit every request of the service
@@ -73,12 +82,17 @@ func runTarget(ctx context.Context, c common, t targetFlags, cells []scenarios.C
 	return verdictExit(targetExit(results))
 }
 
-// splitSkipped separates the cells that can run from those that cannot.
+// splitSkipped separates the cells that can run from those that cannot; a
+// cell that adapts to the service's charge time runs if the rest of it
+// can, until measure says otherwise.
 func splitSkipped(cells []scenarios.Cell) ([]scenarios.Cell, []reports.Skip) {
 	var run []scenarios.Cell
 	var skipped []reports.Skip
 	seen := map[string]bool{}
 	for _, c := range cells {
+		if c.NeedsTiming() && c.Timing == nil {
+			c.Timing = &scenarios.Timing{Charge: time.Hour} // slow enough: the rest of the cell decides
+		}
 		_, _, err := scenarios.Prepare(c)
 		var skip *scenarios.SkipError
 		if errors.As(err, &skip) {
@@ -91,6 +105,38 @@ func splitSkipped(cells []scenarios.Cell) ([]scenarios.Cell, []reports.Skip) {
 		run = append(run, c)
 	}
 	return run, skipped
+}
+
+// measure times the service's charge when a cell adapts to it, gives those
+// cells the timing, and moves those it cannot run out (a charge too fast to
+// time a client out inside it).
+func measure(ctx context.Context, svc *runner.Service, cells []scenarios.Cell, log io.Writer) ([]scenarios.Cell, []reports.Skip, error) {
+	if !slices.ContainsFunc(cells, scenarios.Cell.NeedsTiming) {
+		return cells, nil, nil
+	}
+	timing, err := svc.Timing(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	fmt.Fprintf(log, "measured: a charge takes %s (median of %d, %s)\n", timing.Charge.Round(time.Millisecond), len(timing.Samples), samplesText(timing.Samples))
+	for i := range cells {
+		if cells[i].NeedsTiming() {
+			cells[i].Timing = timing
+		}
+	}
+	run, skipped := splitSkipped(cells)
+	for _, s := range skipped {
+		fmt.Fprintf(log, "skipped %s: %s\n", s.Scenario, s.Reason)
+	}
+	return run, skipped, nil
+}
+
+func samplesText(ds []time.Duration) string {
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = d.Round(100 * time.Microsecond).String()
+	}
+	return strings.Join(parts, " ")
 }
 
 // targetExit: a user's service must pass everything: 1 on any failure,

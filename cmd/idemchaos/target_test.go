@@ -155,11 +155,12 @@ func TestTargetPgTxPassesExit0(t *testing.T) {
 func TestTargetMatrixSkipsWhatNeedsInternals(t *testing.T) {
 	p := startPaymentd(t, "pg-tx")
 	o := cliEnv(t, nil, "matrix", "--quiet", "--target-url", p.url, "--ledger-url", p.ledgerURL, "--ledger-query", p.ledgerQuery,
-		"--scenarios", "forced-race,missing-key,db-fault-mid-request", "--json", "-")
+		"--scenarios", "forced-race,missing-key,db-fault-mid-request,client-timeout-retry", "--json", "-")
 	if o.code != exitPass {
 		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", o.code, o.stdout, o.stderr)
 	}
-	for _, want := range []string{"skipped forced-race: needs a gate", "skipped db-fault-mid-request: needs a Postgres link"} {
+	for _, want := range []string{"skipped forced-race: needs a gate", "skipped db-fault-mid-request: needs a Postgres link",
+		"measured: a charge takes", "skipped client-timeout-retry: the service charges in"} {
 		if !strings.Contains(o.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, o.stderr)
 		}
@@ -212,7 +213,10 @@ func TestTargetLedgerQueryColumnsChecked(t *testing.T) {
 
 // TestTargetStoreFaultsThroughUserProxy: the user routes the service's
 // Postgres through their own Toxiproxy; idemchaos cuts that proxy around a
-// request and heals it after. A claim never released shows as a stuck key.
+// request and heals it after (a claim never released shows as a stuck key),
+// and slows it from the request's start for slow-charge, without the
+// failpoint protocol (a Redis claim that expires during the slowed charge
+// lets a retry charge again).
 func TestTargetStoreFaultsThroughUserProxy(t *testing.T) {
 	toxi, err := fault.Embedded() // stands for the user's Toxiproxy
 	if err != nil {
@@ -220,29 +224,34 @@ func TestTargetStoreFaultsThroughUserProxy(t *testing.T) {
 	}
 	defer toxi.Close()
 	cases := []struct {
-		strategy string
-		code     int
-		anomaly  string
-	}{{"pg-tx", exitPass, ""}, {"redis-sticky", exitViolated, "stuck_key"}}
+		strategy, scenario, claim string
+		code                      int
+		anomaly                   string
+	}{
+		{"pg-tx", "db-fault-mid-request", "1s", exitPass, ""},
+		{"redis-sticky", "db-fault-mid-request", "1s", exitViolated, "stuck_key"},
+		{"pg-tx", "slow-charge", "250ms", exitPass, ""},
+		{"redis-setnx", "slow-charge", "250ms", exitViolated, "double_charge"},
+	}
 	for _, c := range cases {
-		t.Run(c.strategy, func(t *testing.T) {
+		t.Run(c.strategy+"/"+c.scenario, func(t *testing.T) {
 			direct, err := services.CreateDatabase(context.Background(), "paymentd")
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer services.DropDatabase(context.Background(), direct)
 			u, _ := url.Parse(direct)
-			link, err := toxi.Link("user-pg-"+c.strategy, u.Host)
+			link, err := toxi.Link("user-pg-"+c.strategy+"-"+c.scenario, u.Host)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer link.Close()
 			viaProxy := *u
 			viaProxy.Host = link.Listen
-			p := startPaymentdOn(t, c.strategy, viaProxy.String(), "--claim-ttl", "1s")
+			p := startPaymentdOn(t, c.strategy, viaProxy.String(), "--claim-ttl", c.claim)
 			o := cliEnv(t, nil, "run", "--target-url", p.url, "--ledger-url", direct, "--ledger-query", p.ledgerQuery,
-				"--toxiproxy-url", toxi.URL, "--postgres-proxy", link.Name, "--claim-timeout", "1s",
-				"--scenario", "db-fault-mid-request", "--json", "-")
+				"--toxiproxy-url", toxi.URL, "--postgres-proxy", link.Name, "--claim-timeout", c.claim,
+				"--scenario", c.scenario, "--json", "-")
 			if o.code != c.code {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", o.code, c.code, o.stdout, o.stderr)
 			}
@@ -250,15 +259,23 @@ func TestTargetStoreFaultsThroughUserProxy(t *testing.T) {
 				Results []struct {
 					Verdict   string         `json:"verdict"`
 					Anomalies map[string]int `json:"anomalies"`
+					Adapted   []string       `json:"adapted"`
 				} `json:"results"`
 			}
 			if err := json.Unmarshal([]byte(o.stdout), &doc); err != nil || len(doc.Results) != 1 {
 				t.Fatalf("no JSON document with one result (%v):\n%s", err, o.stdout)
 			}
-			for name, n := range doc.Results[0].Anomalies {
-				if (name == c.anomaly) != (n > 0) {
-					t.Errorf("anomaly %s counted %d; want only %q", name, n, c.anomaly)
+			r := doc.Results[0]
+			for name, n := range r.Anomalies {
+				if c.anomaly == "" && n > 0 {
+					t.Errorf("anomaly %s counted %d; want none", name, n)
 				}
+			}
+			if c.anomaly != "" && r.Anomalies[c.anomaly] == 0 {
+				t.Errorf("anomalies %v; want %s", r.Anomalies, c.anomaly)
+			}
+			if len(r.Adapted) != 1 || !strings.Contains(r.Adapted[0], "from outside") || !strings.Contains(r.Adapted[0], link.Name) {
+				t.Errorf("adapted %q; want the fault said to be placed from outside on %s", r.Adapted, link.Name)
 			}
 		})
 	}

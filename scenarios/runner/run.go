@@ -26,15 +26,23 @@ type Executor interface {
 	Execute(ctx context.Context, c scenarios.Cell, plan workload.Plan) (scenarios.Record, error)
 }
 
-// Run is the pipeline of one cell: prepare it (defaults, and the plan and
-// fault schedule from the seed alone; against a user's service, fresh keys
-// for this run: its ledger outlives runs), save the cell and its plan in
+// Run is the pipeline of one cell: against a user's service whose scenario
+// adapts to its charge time, measure that first (once per Service); prepare
+// it (defaults, and the plan and fault schedule from the seed alone;
+// against a user's service, fresh keys for this run: its ledger outlives
+// runs), save the cell and its plan in
 // the run directory out before anything runs (out "" saves nothing),
 // execute it, judge it, and save everything it observed with its result. An error
 // means the harness could not run the cell (environment), not that the
 // target misbehaved; a *scenarios.SkipError says the cell cannot run
 // against that target.
 func Run(ctx context.Context, e Executor, c scenarios.Cell, out string) (scenarios.Result, scenarios.Record, error) {
+	if t, ok := e.(Timer); ok && c.NeedsTiming() && c.Timing == nil {
+		var err error
+		if c.Timing, err = t.Timing(ctx); err != nil {
+			return scenarios.Result{}, scenarios.Record{}, err
+		}
+	}
 	c, plan, err := scenarios.Prepare(c)
 	if err != nil {
 		return scenarios.Result{}, scenarios.Record{}, err

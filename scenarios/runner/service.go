@@ -7,6 +7,7 @@ import (
 	"net"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -35,6 +36,9 @@ type Service struct {
 	runID     string
 	linkSeq   int
 	closers   []func() error // what OpenService opened for it, closed last
+
+	timingMu sync.Mutex
+	timing   *scenarios.Timing // measured once, by Timing
 }
 
 // LedgerInfo says what a ledger's rows name besides key, account and amount.
@@ -157,7 +161,7 @@ func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	t0 := time.Now()
 	since := func() time.Duration { return time.Since(t0) }
 	var injected atomic.Int64
-	cfg := client.Config{Routes: fr.route, Seed: c.Seed, Since: since, Policy: sc.Policy, Shape: r.target.Shape}
+	cfg := client.Config{Routes: fr.route, Seed: c.Seed, Since: since, Policy: c.ClientPolicy(sc), Shape: r.target.Shape}
 	var fp *serviceFailpoints
 	if r.target.Failpoints { // the service fires the faults at its points
 		if fp, err = r.armFailpoints(sc, plan, since); err != nil {
@@ -166,7 +170,9 @@ func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 		defer fp.close()
 		cfg.Header = fp.header
 	} else { // store faults from outside, around the request
-		cfg.Around = r.around(&injected)
+		lat := &outsideLatency{}
+		defer lat.stop()
+		cfg.Around = r.around(&injected, lat)
 	}
 	cl := client.New(cfg)
 	attempts := cl.Run(ctx, plan)
@@ -295,26 +301,6 @@ func sleep(ctx context.Context, d time.Duration) error {
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
-	}
-}
-
-// around applies a try's store fault as it is sent and heals it when the
-// try ends: from outside, "mid-request" is the best timing there is.
-func (r *Service) around(injected *atomic.Int64) func(workload.Op, int) func() {
-	return func(op workload.Op, try int) func() {
-		in, err := api.ParseInjection(op.TryAt(try).Inject)
-		if err != nil {
-			return nil
-		}
-		l := r.pgLink
-		if in.Action == api.RedisCut {
-			l = r.redisLink
-		}
-		if l == nil || l.Cut() != nil {
-			return nil
-		}
-		injected.Add(1)
-		return func() { _ = l.Heal() }
 	}
 }
 

@@ -149,6 +149,20 @@ func (l *Link) Inject(t Toxic, delay time.Duration) error {
 	return nil
 }
 
+// Remove takes the toxic t off the link again (Blackhole: both halves).
+func (l *Link) Remove(t Toxic) error {
+	names := []string{string(t)}
+	if t == Blackhole {
+		names = append(names, string(t)+"-up")
+	}
+	for _, n := range names {
+		if err := l.proxy.RemoveToxic(n); err != nil {
+			return fmt.Errorf("remove %s from %s: %w", n, l.Name, err)
+		}
+	}
+	return nil
+}
+
 // Cut takes the link down: open connections are closed and new ones refused,
 // as when a store's host drops off the network.
 func (l *Link) Cut() error {
