@@ -8,7 +8,7 @@ SEEDS ?= 1
 FUZZTIME ?= 5s
 FUZZTIME_SERVERS ?= 10s
 
-.PHONY: matrix test check setup build fuzz
+.PHONY: matrix test check setup build fuzz test-services-long
 
 matrix: setup
 	go run ./cmd/idemchaos matrix --seeds $(SEEDS)
@@ -16,6 +16,11 @@ matrix: setup
 test: setup check
 	go test -race -count=1 ./...
 	@$(MAKE) --no-print-directory fuzz
+
+# The services written for the tests (cmd/paysvc, each mistake a process of
+# its own) classified by the CLI over 20 seeds instead of the 2 of make test.
+test-services-long: setup
+	IDEMCHAOS_SERVICE_SEEDS=20 go test -count=1 -timeout 60m -run '^TestService' -v ./cmd/idemchaos
 
 # Every Go fuzz target (func FuzzX in a _test.go file): go test takes one
 # -fuzz target per run. Minimizing is capped (10 tries): with the whole

@@ -9,7 +9,8 @@
 // clients -> targets -> stores; then history + ledger -> checker -> result
 // -> renderers):
 //
-//   - cmd/: the idemchaos CLI and paymentd, the payment server.
+//   - cmd/: the idemchaos CLI, paymentd, the payment server, and paysvc,
+//     a user's kind of payment service with a switch for its mistakes.
 //   - targets/: the system under test: targets/api (the harness-target
 //     contract), targets/strategy (the idempotency strategies) and
 //     targets/strategy/design (their pure design catalog), targets/ledger,

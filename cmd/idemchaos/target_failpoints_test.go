@@ -20,17 +20,24 @@ import (
 // --failpoints --strategy redis-getset: IDEMCHAOS_FAILPOINT_SEEDS (the long
 // form: 20), else 6 (3 with -short).
 func failpointSeeds(t *testing.T) int {
-	if s := os.Getenv("IDEMCHAOS_FAILPOINT_SEEDS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			t.Fatalf("IDEMCHAOS_FAILPOINT_SEEDS=%q: want a positive count", s)
-		}
-		return n
-	}
 	if testing.Short() {
-		return 3
+		return envCount(t, "IDEMCHAOS_FAILPOINT_SEEDS", 3)
 	}
-	return 6
+	return envCount(t, "IDEMCHAOS_FAILPOINT_SEEDS", 6)
+}
+
+// envCount is the positive count in the environment variable name, else def.
+func envCount(t *testing.T, name string, def int) int {
+	t.Helper()
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		t.Fatalf("%s=%q: want a positive count", name, s)
+	}
+	return n
 }
 
 // matrixDoc is the part of the JSON document these tests read.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/url"
 	"os"
@@ -18,26 +19,37 @@ import (
 )
 
 var (
-	paymentdOnce sync.Once
-	paymentdBin  string
-	paymentdErr  error
+	builtMu sync.Mutex
+	built   = map[string]*builtCommand{}
 )
 
-// buildPaymentd builds cmd/paymentd once, next to the CLI binary.
-func buildPaymentd(t *testing.T) string {
+// builtCommand is a command of the module built for the tests, or why not.
+type builtCommand struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// buildCommand builds cmd/name once, next to the CLI binary.
+func buildCommand(t *testing.T, name string) string {
 	t.Helper()
-	paymentdOnce.Do(func() {
-		paymentdBin = filepath.Join(filepath.Dir(binary), "paymentd")
-		out, err := exec.Command("go", "build", "-o", paymentdBin, "../paymentd").CombinedOutput()
+	builtMu.Lock()
+	b := built[name]
+	if b == nil {
+		b = &builtCommand{bin: filepath.Join(filepath.Dir(binary), name)}
+		built[name] = b
+	}
+	builtMu.Unlock()
+	b.once.Do(func() {
+		out, err := exec.Command("go", "build", "-o", b.bin, "../"+name).CombinedOutput()
 		if err != nil {
-			paymentdErr = err
-			t.Logf("%s", out)
+			b.err = fmt.Errorf("%w\n%s", err, out)
 		}
 	})
-	if paymentdErr != nil {
-		t.Fatalf("build paymentd: %v", paymentdErr)
+	if b.err != nil {
+		t.Fatalf("build %s: %v", name, b.err)
 	}
-	return paymentdBin
+	return b.bin
 }
 
 // paymentd is a started payment server, as a user would start it by hand.
@@ -61,7 +73,7 @@ func startPaymentd(t *testing.T, strategy string, extra ...string) paymentd {
 // startPaymentdOn starts paymentd on the given Postgres database.
 func startPaymentdOn(t *testing.T, strategy, dsn string, extra ...string) paymentd {
 	t.Helper()
-	bin := buildPaymentd(t)
+	bin := buildCommand(t, "paymentd")
 	args := append([]string{"--strategy", strategy, "--listen", "127.0.0.1:0", "--redis-url", services.RedisURL,
 		"--postgres-url", dsn, "--redis-prefix", "pd-" + strategy + "-" + t.Name() + ":"}, extra...)
 	cmd := exec.Command(bin, args...)
