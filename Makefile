@@ -8,7 +8,7 @@ SEEDS ?= 1
 FUZZTIME ?= 5s
 FUZZTIME_SERVERS ?= 10s
 
-.PHONY: matrix test check setup build fuzz test-services-long
+.PHONY: matrix test check setup build fuzz test-services-long test-long
 
 matrix: setup
 	go run ./cmd/idemchaos matrix --seeds $(SEEDS)
@@ -21,6 +21,12 @@ test: setup check
 # its own) classified by the CLI over 20 seeds instead of the 2 of make test.
 test-services-long: setup
 	IDEMCHAOS_SERVICE_SEEDS=20 go test -count=1 -timeout 60m -run '^TestService' -v ./cmd/idemchaos
+
+# The long form of the own-service tests: the paysvc mistakes and paymentd
+# --failpoints (forced-race against redis-getset) over 20 seeds each.
+test-long: setup
+	IDEMCHAOS_SERVICE_SEEDS=20 IDEMCHAOS_FAILPOINT_SEEDS=20 go test -count=1 -timeout 90m \
+		-run '^(TestService|TestTargetFailpoints)' -v ./cmd/idemchaos
 
 # Every Go fuzz target (func FuzzX in a _test.go file): go test takes one
 # -fuzz target per run. Minimizing is capped (10 tries): with the whole

@@ -26,11 +26,14 @@ func Judge(rec Record) Result {
 			assume = allOf(checks)
 		}
 	}
-	var replay check.ReplayCompare // the built-in targets replay byte for byte
-	if c.Target != nil {
-		replay = c.Target.Replay
+	in := check.Input{History: obs.History, Ledger: obs.Ledger, Profile: c.Profile, TwoStores: twoStores}
+	if c.Target != nil { // the built-in targets replay byte for byte, and log every request
+		in.Replay = c.Target.Replay
+		if c.Timing != nil {
+			in.ChargeTime = c.Timing.Charge
+		}
 	}
-	rep := check.Run(check.Input{History: obs.History, Ledger: obs.Ledger, Profile: c.Profile, TwoStores: twoStores, Replay: replay})
+	rep := check.Run(in)
 	res := Result{Strategy: c.Strategy, Scenario: sc.Name, Seed: c.Seed, Profile: c.Profile.Name, Replicas: c.Replicas,
 		Anomalies: rep.Counts, Overcharged: rep.Overcharged, Requests: len(obs.History.Attempts),
 		DurationMS: took.Milliseconds(), Expected: expected, Faults: len(plan.Faults()),

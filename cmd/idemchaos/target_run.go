@@ -107,22 +107,23 @@ func splitSkipped(cells []scenarios.Cell) ([]scenarios.Cell, []reports.Skip) {
 	return run, skipped
 }
 
-// measure times the service's charge when a cell adapts to it, gives those
-// cells the timing, and moves those it cannot run out (a charge too fast to
-// time a client out inside it).
+// measure times the service's charge (every run against it is judged
+// with it), gives the cells the timing, and moves out those it cannot run
+// (a charge too fast to time a client out inside it). A service it cannot
+// measure fails the run only if a cell adapts to the timing; the others
+// show why in their own verdicts.
 func measure(ctx context.Context, svc *runner.Service, cells []scenarios.Cell, log io.Writer) ([]scenarios.Cell, []reports.Skip, error) {
-	if !slices.ContainsFunc(cells, scenarios.Cell.NeedsTiming) {
-		return cells, nil, nil
-	}
 	timing, err := svc.Timing(ctx)
-	if err != nil {
+	switch {
+	case err != nil && (ctx.Err() != nil || slices.ContainsFunc(cells, scenarios.Cell.NeedsTiming)):
 		return nil, nil, err
+	case err != nil:
+		fmt.Fprintf(log, "not measured: %v\n", err)
+		return cells, nil, nil
 	}
 	fmt.Fprintf(log, "measured: a charge takes %s (median of %d, %s)\n", timing.Charge.Round(time.Millisecond), len(timing.Samples), samplesText(timing.Samples))
 	for i := range cells {
-		if cells[i].NeedsTiming() {
-			cells[i].Timing = timing
-		}
+		cells[i].Timing = timing
 	}
 	run, skipped := splitSkipped(cells)
 	for _, s := range skipped {

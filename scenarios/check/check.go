@@ -79,6 +79,7 @@ package check
 import (
 	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/targets/api"
+	"time"
 )
 
 // Input is everything the checker judges: the history of a run, the ledger
@@ -94,6 +95,11 @@ type Input struct {
 	// Replay is how a replay must repeat the key's first 2xx: a property of
 	// the target (zero: byte for byte, as for the built-in targets).
 	Replay ReplayCompare
+	// ChargeTime is how long the target usually takes to charge, measured
+	// from outside before the run (0: unknown). On the client's timings a
+	// held duplicate is judged only behind an original that took at most
+	// twice that plus 50ms: a longer one means the client stalled.
+	ChargeTime time.Duration
 }
 
 // Finding is one violated invariant with its evidence.

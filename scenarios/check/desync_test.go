@@ -136,4 +136,12 @@ func TestKeyExpiryIsNoDoubleCharge(t *testing.T) {
 	if n := Run(build(100)).Counts[DoubleCharge]; n != 1 {
 		t.Fatalf("a charge 100ms after the first, TTL 300ms: double_charge %d, want 1", n)
 	}
+	if n := Run(build(230)).Counts[DoubleCharge]; n != 1 {
+		t.Fatalf("a charge 231ms after the first ended, TTL 300ms: double_charge %d, want 1", n)
+	}
+	// within the TTL's last tenth the record, written before the first
+	// charge's answer ended, may be gone already
+	if n := Run(build(280)).Counts[DoubleCharge]; n != 0 {
+		t.Fatalf("a charge 281ms after the first ended, TTL 300ms: double_charge %d, want 0", n)
+	}
 }

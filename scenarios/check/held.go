@@ -22,6 +22,11 @@ const (
 	// end the held duplicate's answer may come and still be its release;
 	// and how much before the original it may have arrived (sent together).
 	holdSlack = 10 * time.Millisecond
+	// holdStall, plus twice the service's measured charge time
+	// (Input.ChargeTime), is the longest an original may take on the
+	// client's timings for a wait on it to be judged a hold: longer, and
+	// the client or its machine stalled, reading both answers late.
+	holdStall = 50 * time.Millisecond
 )
 
 // span is one attempt's answer and the time it took, as the server logged
@@ -124,6 +129,9 @@ func (c *checker) held(o, b span, wait time.Duration, viaServer bool) bool {
 	}
 	if c.claimTime > 0 && o.end-o.start > c.claimTime {
 		return false // the original outlived its claim: the claim timeout governs, not the 409
+	}
+	if !viaServer && c.chargeTime > 0 && o.end-o.start > 2*c.chargeTime+holdStall {
+		return false // far slower than the service charges: a stall, not a hold
 	}
 	d, slack := b.end-o.end, holdSlack+wait/4
 	return d <= slack && -d <= slack

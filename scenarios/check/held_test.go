@@ -30,6 +30,10 @@ func TestHeldDuplicate(t *testing.T) {
 	outlived.History.ClaimTimeout = ms(250)
 	withinClaim := holding(api.IETF, []opt{served(11, 302), returned(312)})
 	withinClaim.History.ClaimTimeout = ms(500)
+	stalled := holding(api.IETF, []opt{unserved(), returned(312)})
+	stalled.ChargeTime = ms(1) // the service charges in 1 ms: the 310 ms original was the client stalling
+	asSlow := holding(api.IETF, []opt{unserved(), returned(312)})
+	asSlow.ChargeTime = ms(290)
 	runCases(t, []runCase{
 		{name: "server log: held until the original finished, then replayed",
 			in: holding(api.IETF, []opt{served(11, 302), returned(312)}), counts: held, findings: heldByA},
@@ -37,6 +41,8 @@ func TestHeldDuplicate(t *testing.T) {
 			in: holding(api.IETF, []opt{served(11, 296), returned(305)}), counts: held, findings: heldByA},
 		{name: "client timings only (a user's service)",
 			in: holding(api.IETF, []opt{unserved(), returned(312)}), counts: held, findings: heldByA},
+		{name: "client timings behind an original as slow as the service's measured charge",
+			in: asSlow, counts: held, findings: heldByA},
 		{name: "the ledger does not name the maker: the first answer is the original",
 			in: noAttemptIDs, counts: held, findings: heldByA},
 		{name: "within the claim timeout", in: withinClaim, counts: held, findings: heldByA},
@@ -70,6 +76,7 @@ func TestHeldDuplicate(t *testing.T) {
 			in: holding(api.IETF, []opt{unserved(), returned(312)},
 				att(3, 1, keyB, 300, 20, unserved(), rejected(409), returned(25)))},
 		{name: "the original outlived its claim timeout", in: outlived},
+		{name: "client timings behind an original far slower than the service charges: a stall", in: stalled},
 		{name: "the profile waits by design", in: holding(waits, []opt{served(11, 302), returned(312)})},
 		{name: "another payload is not a duplicate",
 			in: input(api.IETF, ledger(ch("ch_1", keyA, "a1-1", 500, 1)),

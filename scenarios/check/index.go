@@ -21,6 +21,7 @@ type checker struct {
 	probes              bool
 	quiesced, claimTime time.Duration
 	probeFrom           time.Duration
+	chargeTime          time.Duration
 	twoStores           bool
 	// replay is how a 2xx must repeat the key's first one; firstDoc
 	// caches the first one's decoded body.
@@ -88,7 +89,7 @@ func newChecker(in Input) *checker {
 	c := &checker{profile: in.Profile, ledger: in.Ledger.Charges, inFlight: in.Profile.InFlight,
 		probes: h.Quiesced > 0, quiesced: h.Quiesced, claimTime: h.ClaimTimeout,
 		probeFrom: h.Quiesced + h.ClaimTimeout, twoStores: in.TwoStores, noChargeIDs: in.Ledger.NoChargeIDs,
-		noKeyless: in.Ledger.NoKeyless, replay: compileCompare(in.Replay)}
+		noKeyless: in.Ledger.NoKeyless, replay: compileCompare(in.Replay), chargeTime: in.ChargeTime}
 	if c.inFlight == 0 {
 		c.inFlight = 409
 	}

@@ -19,7 +19,8 @@ import (
 // LedgerReader reads a service's ground truth: the charges made under the
 // given idempotency keys, in the ledger's order. Seq and ID may be left
 // out: the Service numbers the rows in the order given and names a row
-// without an id "row-N", whatever the reader.
+// without an id "row-N", whatever the reader; rows under other keys are
+// left out.
 type LedgerReader interface {
 	Charges(ctx context.Context, keys []string) ([]history.Charge, error)
 }
@@ -43,7 +44,7 @@ func readCharges(ctx context.Context, l LedgerReader, q lookup) ([]history.Charg
 		}
 		cs = append(slices.Clone(cs), more...)
 	}
-	out := slices.Clone(cs)
+	out := q.only(cs)
 	for i := range out {
 		if out[i].Seq == 0 {
 			out[i].Seq = int64(i + 1)
@@ -53,6 +54,72 @@ func readCharges(ctx context.Context, l LedgerReader, q lookup) ([]history.Charg
 		}
 	}
 	return out, nil
+}
+
+// only keeps the charges q asked for: under its keys, or keyless by its
+// keyless attempts (a ledger function may give back more: a run's own
+// measuring charges, another run's rows).
+func (q lookup) only(cs []history.Charge) []history.Charge {
+	keys := make(map[string]bool, len(q.keys))
+	for _, k := range q.keys {
+		keys[k] = true
+	}
+	var out []history.Charge
+	for _, c := range cs {
+		if keys[c.Key] || c.Key == "" && slices.Contains(q.keyless, c.AttemptID) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// splitKeyless parts charges read before a run into those under its keys
+// (fresh per run: any is a warning) and its keyless ones: attempt ids
+// repeat from run to run, so those are an earlier run's.
+func splitKeyless(cs []history.Charge) (keyed, keyless []history.Charge) {
+	for _, c := range cs {
+		if c.Key == "" {
+			keyless = append(keyless, c)
+		} else {
+			keyed = append(keyed, c)
+		}
+	}
+	return keyed, keyless
+}
+
+// withoutRows is cs without one row for each of gone: same key, account,
+// amount and attempt id, and the same charge id where the ledger names
+// them (byID; else the ids are the reader's row numbers, which differ
+// from read to read).
+func withoutRows(cs, gone []history.Charge, byID bool) []history.Charge {
+	if len(gone) == 0 {
+		return cs
+	}
+	type row struct {
+		key, account, id, attempt string
+		amount                    int64
+	}
+	rowOf := func(c history.Charge) row {
+		r := row{c.Key, c.Account, c.ID, c.AttemptID, c.Amount}
+		if !byID {
+			r.id = ""
+		}
+		return r
+	}
+	left := map[row]int{}
+	for _, c := range gone {
+		left[rowOf(c)]++
+	}
+	var out []history.Charge
+	for _, c := range cs {
+		r := rowOf(c)
+		if left[r] > 0 {
+			left[r]--
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // Ledger query columns: required first, then optional.

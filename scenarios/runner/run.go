@@ -26,8 +26,10 @@ type Executor interface {
 	Execute(ctx context.Context, c scenarios.Cell, plan workload.Plan) (scenarios.Record, error)
 }
 
-// Run is the pipeline of one cell: against a user's service whose scenario
-// adapts to its charge time, measure that first (once per Service); prepare
+// Run is the pipeline of one cell: against a user's service, measure how
+// long it takes to charge first (once per Service: a scenario may adapt to
+// it, and the checker tells a held duplicate from a stalled client by it;
+// a measuring failure is an error only where the scenario adapts); prepare
 // it (defaults, and the plan and fault schedule from the seed alone;
 // against a user's service, fresh keys for this run: its ledger outlives
 // runs), save the cell and its plan in
@@ -37,11 +39,12 @@ type Executor interface {
 // target misbehaved; a *scenarios.SkipError says the cell cannot run
 // against that target.
 func Run(ctx context.Context, e Executor, c scenarios.Cell, out string) (scenarios.Result, scenarios.Record, error) {
-	if t, ok := e.(Timer); ok && c.NeedsTiming() && c.Timing == nil {
-		var err error
-		if c.Timing, err = t.Timing(ctx); err != nil {
+	if t, ok := e.(Timer); ok && c.Target != nil && c.Timing == nil {
+		timing, err := t.Timing(ctx)
+		if err != nil && (c.NeedsTiming() || ctx.Err() != nil) {
 			return scenarios.Result{}, scenarios.Record{}, err
 		}
+		c.Timing = timing // nil if it could not be measured: the run shows why
 	}
 	c, plan, err := scenarios.Prepare(c)
 	if err != nil {

@@ -37,8 +37,9 @@ type Service struct {
 	linkSeq   int
 	closers   []func() error // what OpenService opened for it, closed last
 
-	timingMu sync.Mutex
-	timing   *scenarios.Timing // measured once, by Timing
+	timingMu  sync.Mutex
+	timing    *scenarios.Timing // measured once, by Timing
+	timingErr error
 }
 
 // LedgerInfo says what a ledger's rows name besides key, account and amount.
@@ -103,7 +104,7 @@ func (r *Service) Execute(ctx context.Context, c scenarios.Cell, plan workload.P
 	start := time.Now()
 	obs, err := r.execute(ctx, c, sc, plan)
 	if err == nil {
-		err = answered(obs.History.Attempts, r.target.URLs)
+		err = answered(obs, r.target.URLs)
 	}
 	if err != nil {
 		return scenarios.Record{}, fmt.Errorf("run %s/%s: %w", c.Strategy, c.Scenario, err)
@@ -134,16 +135,22 @@ func (r *Service) reachable(ctx context.Context) error {
 }
 
 // answered is an environment error when no request of the run got an
-// HTTP answer: the service takes connections but answers nothing. (Target
-// URLs carry no password: External.Check refuses one.)
-func answered(attempts []history.Attempt, urls []string) error {
-	for _, a := range attempts {
+// HTTP answer and the ledger holds no charge under the run's keys: the
+// service takes connections but does nothing. A service that charged
+// (the run's keys are fresh: those charges are its own work) but answered
+// nothing in time is judged like any other. (Target URLs carry no
+// password: External.Check refuses one.)
+func answered(obs scenarios.Observation, urls []string) error {
+	for _, a := range obs.History.Attempts {
 		if a.Status != 0 {
 			return nil
 		}
 	}
+	if len(obs.Ledger.Charges) > 0 {
+		return nil
+	}
 	return fmt.Errorf("target never answered: none of the %d requests got an HTTP answer from %s; is it an HTTP service, and is it up?",
-		len(attempts), strings.Join(urls, ", "))
+		len(obs.History.Attempts), strings.Join(urls, ", "))
 }
 
 func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Scenario, plan workload.Plan) (scenarios.Observation, error) {
@@ -193,7 +200,9 @@ func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	}
 	obs.History.End = since()
 	obs.Settled, obs.Unsettled = obs.History.End-last, !stable
-	obs.Ledger = history.Ledger{Charges: charges, RowsAtStart: len(before),
+	keyed, earlier := splitKeyless(before)
+	charges = withoutRows(charges, earlier, r.info.ChargeIDs)
+	obs.Ledger = history.Ledger{Charges: charges, RowsAtStart: len(keyed),
 		NoAttemptIDs: !r.info.AttemptIDs, NoChargeIDs: !r.info.ChargeIDs, NoKeyless: len(keys.keyless) > 0 && !r.readsKeyless()}
 	return obs, err
 }

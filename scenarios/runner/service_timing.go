@@ -22,7 +22,7 @@ type Timer interface {
 // calibrationAmount is what each measuring charge takes (minor units).
 const calibrationAmount = 100
 
-// Timing measures, once per Service, how long the service takes to charge:
+// Timing measures, once per Service (a failure too), how long the service takes to charge:
 // scenarios.CalibrationCharges charges sent one after another straight to
 // its first URL, each with a fresh key, on its first account (they are
 // real charges, under keys no run uses). A service that answers too few of
@@ -30,8 +30,8 @@ const calibrationAmount = 100
 func (r *Service) Timing(ctx context.Context) (*scenarios.Timing, error) {
 	r.timingMu.Lock()
 	defer r.timingMu.Unlock()
-	if r.timing != nil {
-		return r.timing, nil
+	if r.timing != nil || r.timingErr != nil {
+		return r.timing, r.timingErr
 	}
 	plan := r.calibrationPlan()
 	cl := client.New(client.Config{Routes: func(int, string) (string, error) { return strings.TrimSuffix(r.target.URLs[0], "/"), nil },
@@ -39,7 +39,7 @@ func (r *Service) Timing(ctx context.Context) (*scenarios.Timing, error) {
 	attempts := cl.Run(ctx, plan)
 	cl.Close()
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, err // not kept: the run was interrupted
 	}
 	var samples []time.Duration
 	for _, a := range attempts {
@@ -47,12 +47,11 @@ func (r *Service) Timing(ctx context.Context) (*scenarios.Timing, error) {
 			samples = append(samples, a.Return-a.Call)
 		}
 	}
-	t, err := scenarios.NewTiming(samples)
-	if err != nil {
-		return nil, fmt.Errorf("measuring %s: %w%s", r.target.URLs[0], err, statusesSeen(attempts))
+	r.timing, r.timingErr = scenarios.NewTiming(samples)
+	if r.timingErr != nil {
+		r.timingErr = fmt.Errorf("measuring %s: %w%s", r.target.URLs[0], r.timingErr, statusesSeen(attempts))
 	}
-	r.timing = t
-	return t, nil
+	return r.timing, r.timingErr
 }
 
 // calibrationPerTry bounds one measuring charge: a service slower than
