@@ -339,6 +339,14 @@ func TestBalance(t *testing.T) {
 			{Balance, "", "acct_3", 200, nil, nil},
 		},
 	}, {
+		name: "a top-up counts: paid in, then charged",
+		in: input(api.IETF, history.Ledger{Charges: charges, Accounts: []history.Account{
+			{ID: "acct_1", Opening: 10000, Credited: 2000, Balance: 11500},
+			{ID: "acct_3", Opening: 1000, Credited: 400, Balance: 700},
+		}}),
+		counts:   map[Anomaly]int{Balance: 1},
+		findings: []want{{Balance, "", "acct_3", 400, nil, nil}},
+	}, {
 		name: "clean: balances agree, an account without charges",
 		in: input(api.IETF, history.Ledger{Charges: charges, Accounts: []history.Account{
 			{ID: "acct_1", Opening: 10000, Balance: 9500},

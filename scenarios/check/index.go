@@ -110,7 +110,8 @@ func newChecker(in Input) *checker {
 
 	c.accounts = slices.Clone(in.Ledger.Accounts)
 	slices.SortFunc(c.accounts, func(a, b history.Account) int {
-		return cmp.Or(strings.Compare(a.ID, b.ID), cmp.Compare(a.Opening, b.Opening), cmp.Compare(a.Balance, b.Balance))
+		return cmp.Or(strings.Compare(a.ID, b.ID), cmp.Compare(a.Opening, b.Opening), cmp.Compare(a.Balance, b.Balance),
+			cmp.Compare(a.Credited, b.Credited))
 	})
 	return c
 }
