@@ -19,6 +19,7 @@ func Judge(rec Record) Result {
 	if c.Target != nil { // a user's service: must pass, judged on what the plan exercised
 		expected, assume = nil, assumeFromPlan(plan, sc.Gate != nil)
 	}
+	assume = withFunding(assume, plan)
 	var replay check.ReplayCompare // the built-in targets replay byte for byte
 	if c.Target != nil {
 		replay = c.Target.Replay
