@@ -70,6 +70,11 @@ func replayText(p api.Profile) string {
 	} else {
 		s += "; a 5xx is never replayed"
 	}
+	if p.RedecideRefusals {
+		s += "; a decline (402) is decided again"
+	} else {
+		s += "; a decline (402) is replayed"
+	}
 	return s
 }
 

@@ -28,7 +28,8 @@ func Judge(rec Record) Result {
 	res := Result{Strategy: c.Strategy, Scenario: sc.Name, Seed: c.Seed, Profile: c.Profile.Name, Replicas: c.Replicas,
 		Anomalies: rep.Counts, Overcharged: rep.Overcharged, Requests: len(obs.History.Attempts),
 		DurationMS: took.Milliseconds(), Expected: expected, Faults: len(plan.Faults()),
-		Findings: rep.Findings, Timelines: timelines(rep.Findings, obs), Repro: c.Repro(), Service: c.Target != nil}
+		Findings: rep.Findings, Deviations: rep.Deviations, Timelines: timelines(rep.Findings, obs), Repro: c.Repro(),
+		Service: c.Target != nil}
 	res.Assumptions = assumeGeneric(obs, hidden)
 	if c.Target != nil {
 		res.Assumptions = append(res.Assumptions, assumeService(obs)...)
