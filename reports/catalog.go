@@ -79,14 +79,16 @@ func replayText(p api.Profile) string {
 }
 
 // ownService says which scenarios run against a user's service as is,
-// which with store proxies, replica URLs or its key TTL declared, and which
-// with the failpoint protocol (and what else those need).
+// which with store proxies, replica URLs, its key TTL or a top-up request
+// declared, and which with the failpoint protocol (and what else those
+// need).
 func ownService() string {
 	one := []string{"http://127.0.0.1:1"}
 	three := []string{"http://127.0.0.1:1", "http://127.0.0.1:2", "http://127.0.0.1:3"}
 	short := 100 * time.Millisecond
 	bare := scenarios.External{URLs: one, ClaimTimeout: scenarios.DefaultClaimTimeout}
-	helped := scenarios.External{URLs: three, PostgresProxy: "pg", RedisProxy: "redis", ClaimTimeout: scenarios.DefaultClaimTimeout, KeyTTL: short}
+	helped := scenarios.External{URLs: three, PostgresProxy: "pg", RedisProxy: "redis", ClaimTimeout: scenarios.DefaultClaimTimeout, KeyTTL: short,
+		TopUp: &scenarios.TopUp{Path: "/top-ups"}}
 	protocol := bare
 	protocol.Failpoints = true
 	full := helped
@@ -107,7 +109,7 @@ func ownService() string {
 		}
 	}
 	out := "runs " + strings.Join(groups[0], ", ")
-	labels := []string{"; with store proxies (--postgres-proxy, --redis-proxy), replica URLs or a short --key-ttl also ",
+	labels := []string{"; with store proxies (--postgres-proxy, --redis-proxy), replica URLs, a short --key-ttl or a top-up request (--topup-path) also ",
 		"; with the failpoint protocol (--failpoints, docs/failpoints.md) also ",
 		"; with the protocol, a Postgres proxy and a short --claim-timeout also ",
 		"; never: "}

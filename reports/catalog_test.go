@@ -26,7 +26,7 @@ func TestOwnServiceLineSaysWhatEachNeeds(t *testing.T) {
 			if at < protocol {
 				t.Errorf("%s listed before the failpoint protocol", name)
 			}
-		case name == "db-fault-mid-request" || name == "key-expiry" || name == "replica-fanout":
+		case name == "db-fault-mid-request" || name == "key-expiry" || name == "replica-fanout" || name == "business-refusal":
 			if at < help || at > protocol {
 				t.Errorf("%s not listed with the proxies and TTLs", name)
 			}

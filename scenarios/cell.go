@@ -50,7 +50,7 @@ func Prepare(c Cell) (Cell, workload.Plan, error) {
 	c = c.withDefaults(sc)
 	plan := sc.Plan(workload.Seeded(c.Seed, "plan/"+sc.Name), Params{Replicas: c.Replicas})
 	if c.Target != nil {
-		plan = c.Target.adapt(plan)
+		plan = c.Target.adaptTopUps(plan, c.Target.adapt(plan))
 	}
 	if err := plan.Validate(); err != nil {
 		return c, plan, fmt.Errorf("scenario %s: %w", sc.Name, err)

@@ -17,8 +17,9 @@ func TestExternalSkipsWhatNeedsInternals(t *testing.T) {
 	full := one
 	full.URLs = append(full.URLs, "http://127.0.0.1:2")
 	full.PostgresProxy, full.RedisProxy = "pg", "redis"
+	full.TopUp = &TopUp{Path: "/top-ups"}
 	internal := []string{"forced-race", "slow-charge", "client-timeout-retry", "key-expiry"}
-	stores := []string{"db-fault-mid-request", "redis-fault-after-commit", "replica-fanout"}
+	stores := []string{"db-fault-mid-request", "redis-fault-after-commit", "replica-fanout", "business-refusal"}
 	for _, sc := range Catalog() {
 		wantOne := slices.Contains(internal, sc.Name) || slices.Contains(stores, sc.Name)
 		if got := one.Skip(sc) != ""; got != wantOne {
@@ -132,6 +133,7 @@ func TestExternalSkipsWithTheFailpointProtocol(t *testing.T) {
 	full.URLs = []string{"http://127.0.0.1:1", "http://127.0.0.1:2", "http://127.0.0.1:3"}
 	full.PostgresProxy, full.RedisProxy = "pg", "redis"
 	full.ClaimTimeout, full.KeyTTL = 250*time.Millisecond, 250*time.Millisecond
+	full.TopUp = &TopUp{Path: "/top-ups"}
 	cases := []struct {
 		e        External
 		scenario string
