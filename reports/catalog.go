@@ -70,19 +70,25 @@ func replayText(p api.Profile) string {
 	} else {
 		s += "; a 5xx is never replayed"
 	}
+	if p.RedecideRefusals {
+		s += "; a decline (402) is decided again"
+	} else {
+		s += "; a decline (402) is replayed"
+	}
 	return s
 }
 
 // ownService says which scenarios run against a user's service as is
 // (those that adapt to its charge time if it is slow enough), which with
-// store proxies, replica URLs or its TTLs declared, and which with the
-// failpoint protocol.
+// store proxies, replica URLs, its TTLs or a top-up request declared, and
+// which with the failpoint protocol.
 func ownService() string {
 	one := []string{"http://127.0.0.1:1"}
 	three := []string{"http://127.0.0.1:1", "http://127.0.0.1:2", "http://127.0.0.1:3"}
 	short := 100 * time.Millisecond
 	bare := scenarios.External{URLs: one, ClaimTimeout: scenarios.DefaultClaimTimeout}
-	helped := scenarios.External{URLs: three, PostgresProxy: "pg", RedisProxy: "redis", ClaimTimeout: short, KeyTTL: short}
+	helped := scenarios.External{URLs: three, PostgresProxy: "pg", RedisProxy: "redis", ClaimTimeout: short, KeyTTL: short,
+		TopUp: &scenarios.TopUp{Path: "/top-ups"}}
 	protocol := bare
 	protocol.Failpoints = true
 	groups := make([][]string, 4)
@@ -101,7 +107,7 @@ func ownService() string {
 		}
 	}
 	out := "runs " + strings.Join(groups[0], ", ")
-	labels := []string{"; with store proxies (--postgres-proxy, --redis-proxy), replica URLs, a short --claim-timeout or --key-ttl also ",
+	labels := []string{"; with store proxies (--postgres-proxy, --redis-proxy), replica URLs, a short --claim-timeout or --key-ttl, or a top-up request (--topup-path) also ",
 		"; with the failpoint protocol (--failpoints, docs/failpoints.md) also ",
 		"; never: "}
 	for i, l := range labels {

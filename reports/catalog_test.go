@@ -30,7 +30,7 @@ func TestOwnServiceLineSaysWhatEachNeeds(t *testing.T) {
 			if at > help || !strings.Contains(line, "client-timeout-retry (if a charge takes 45ms or more: measured first)") {
 				t.Errorf("%s not listed as running with no help on a slow service: %q", name, line)
 			}
-		case name == "db-fault-mid-request" || name == "key-expiry" || name == "replica-fanout" || name == "slow-charge":
+		case name == "db-fault-mid-request" || name == "key-expiry" || name == "replica-fanout" || name == "slow-charge" || name == "business-refusal":
 			if at < help || at > protocol {
 				t.Errorf("%s not listed with the proxies and TTLs", name)
 			}

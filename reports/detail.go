@@ -23,12 +23,22 @@ func WriteDetail(w io.Writer, r scenarios.Result) error {
 	if r.Overcharged > 0 {
 		fmt.Fprintf(w, "  overcharged        %s\n", Money(r.Overcharged))
 	}
+	if m := declinedCharged(r.Findings); m > 0 {
+		fmt.Fprintf(w, "  declined, charged  %s\n", Money(m))
+	}
 	for i, f := range r.Findings {
 		if i == maxFindings {
 			fmt.Fprintf(w, "  ... %d more findings in the JSON output\n", len(r.Findings)-maxFindings)
 			break
 		}
 		fmt.Fprintf(w, "  - %s: %s\n", f.Anomaly, f.Detail)
+	}
+	for i, f := range r.Deviations {
+		if i == maxFindings {
+			fmt.Fprintf(w, "  ... %d more deviations in the JSON output\n", len(r.Deviations)-maxFindings)
+			break
+		}
+		fmt.Fprintf(w, "  ~ deviation the profile documents (%s): %s\n", f.Anomaly, f.Detail)
 	}
 	for _, a := range r.Assumptions {
 		fmt.Fprintf(w, "  assumption not met: %s\n", a)
@@ -43,6 +53,17 @@ func WriteDetail(w io.Writer, r scenarios.Result) error {
 		fmt.Fprintf(w, "  repro: %s\n", r.Repro)
 	}
 	return nil
+}
+
+// declinedCharged is the money charged for keys that were declined.
+func declinedCharged(fs []check.Finding) int64 {
+	var m int64
+	for _, f := range fs {
+		if f.Anomaly == check.RefusalNotReplayed {
+			m += f.Money
+		}
+	}
+	return m
 }
 
 func expectWord(ok bool) string {

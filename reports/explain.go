@@ -119,6 +119,22 @@ var explanations = map[check.Anomaly]Explanation{
 			"client retries the 409 with backoff and gets the replay. A service that waits on purpose declares it in its " +
 			"profile (in_flight: wait).",
 	},
+	check.RefusalNotReplayed: {
+		Title: "Refusal not replayed: declined, then charged",
+		What: "A charge was declined with the business refusal (402, insufficient funds), and a retry of the same key with " +
+			"the same body got another answer (a 201, another body) or the ledger holds a charge for the key: the client was " +
+			"told \"declined\", and what it took for a harmless retry paid once the account had been funded. A declined " +
+			"charge is a completed result, like a 2xx: the IETF draft gives a retry the earlier result, \"success or an " +
+			"error\", and Stripe replays a decline. A 5xx is not one (it says nothing about the charge, and is never replayed " +
+			"under ietf), nor is a 409 for a duplicate still in flight.",
+		Why: "The key layer stores only 2xx answers and releases the key otherwise, a common middleware default: " +
+			"pg-success-only deletes the key row when the answer is not a 2xx, so the retry finds no key and is decided " +
+			"again, now against the funded account; none has no key layer at all.",
+		Avoid: "Store every final answer of work that completed, a business 4xx included, with the key (pg-tx stores the 402 " +
+			"in the charging transaction, as every built-in strategy but pg-success-only and none does) and release the key " +
+			"only on a technical failure (a 5xx, a store error). A service that forgets a declined key by design says so in its " +
+			"profile (replay_refusals: false): the finding is then a documented deviation.",
+	},
 }
 
 // Explain returns the explanation of an anomaly; an unknown name gets a

@@ -60,7 +60,7 @@ func Prepare(c Cell) (Cell, workload.Plan, error) {
 		if c.Adapted, skip = c.Target.adaptation(sc, c.Timing, plan); skip != "" {
 			return c, workload.Plan{}, &SkipError{Scenario: sc.Name, Reason: skip}
 		}
-		plan = c.Target.adapt(plan)
+		plan = c.Target.adaptTopUps(plan, c.Target.adapt(plan))
 	}
 	if err := plan.Validate(); err != nil {
 		return c, plan, fmt.Errorf("scenario %s: %w", sc.Name, err)

@@ -27,6 +27,7 @@ var expected = map[string]map[string][]check.Anomaly{
 		"client-timeout-retry":     {check.DoubleCharge},
 		"missing-key":              {check.StatusContract},
 		"key-expiry":               {check.DoubleCharge}, // the replay probes after the traffic charge again
+		"business-refusal":         {check.RefusalNotReplayed},
 		"retry-storm":              {check.DoubleCharge},
 	},
 	"memory": {
@@ -68,6 +69,9 @@ var expected = map[string]map[string][]check.Anomaly{
 		"client-timeout-retry":  {check.HeldDuplicate},
 		"retry-storm":           {check.HeldDuplicate},
 	},
+	"pg-success-only": {
+		"business-refusal": {check.RefusalNotReplayed},
+	},
 }
 
 // mustNot lists anomalies a cell must not show even when it fails: a poisoned
@@ -81,6 +85,9 @@ var mustNot = map[string]map[string][]check.Anomaly{
 		"concurrent-duplicates": {check.DoubleCharge}, "forced-race": {check.DoubleCharge},
 		"client-timeout-retry": {check.DoubleCharge}, "retry-storm": {check.DoubleCharge},
 	},
+	// the top-up funds one charge of the declined amount, never two
+	"pg-success-only": {"business-refusal": {check.DoubleCharge}},
+	"none":            {"business-refusal": {check.DoubleCharge}},
 }
 
 // demoStrategy is the strategy each scenario's demo shows by default: the
@@ -97,6 +104,7 @@ var demoStrategy = map[string]string{
 	"client-timeout-retry":     "redis-getset",
 	"missing-key":              "none",
 	"key-expiry":               "redis-setnx",
+	"business-refusal":         "pg-success-only",
 	"retry-storm":              "none",
 }
 
@@ -121,6 +129,7 @@ var lessons = []Lesson{
 	{check.StoreDesync, "redis-fault-after-commit", "redis-setnx", "Postgres committed, the Redis write was lost, the retry charged again"},
 	{check.CachedError, "db-fault-mid-request", "redis-cache-errors", "the 503 of the failed charge is replayed to every retry"},
 	{check.HeldDuplicate, "forced-race", "pg-blocking-claim", "the gate pauses A in its transaction; B waits on A's INSERT the whole pause, then gets A's 201, not 409 at once"},
+	{check.RefusalNotReplayed, "business-refusal", "pg-success-only", "A is declined (402) and the key released; the account is funded, and B's retry of the same key and body charges: told declined, then charged"},
 }
 
 // DemoStrategy is the strategy the demo of scenario shows unless told
@@ -156,6 +165,8 @@ func allowedBy(p api.Profile, a check.Anomaly) bool {
 		return p.ReplayErrors // the catalog's cached errors never moved money
 	case check.HeldDuplicate:
 		return p.InFlightWait // the service waits by design
+	case check.RefusalNotReplayed:
+		return p.RedecideRefusals // the service decides a declined key again by design: a deviation
 	}
 	return false
 }

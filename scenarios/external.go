@@ -55,6 +55,9 @@ type External struct {
 	// byte (zero), or as JSON with the fields the service renders anew
 	// on every answer (a request id, a timestamp) left out.
 	Replay check.ReplayCompare `json:"replay_compare,omitzero"`
+	// TopUp is how the service is paid into (external_topup.go); nil:
+	// scenarios that fund accounts are skipped.
+	TopUp *TopUp `json:"top_up,omitempty"`
 }
 
 // DefaultExternalName names a target that was given none.
@@ -92,6 +95,9 @@ func (t External) Check() error {
 	}
 	if err := t.Replay.Check(); err != nil {
 		return fmt.Errorf("replay comparison: %w", err)
+	}
+	if err := t.checkTopUp(); err != nil {
+		return err
 	}
 	return t.Shape.Check()
 }
@@ -135,6 +141,8 @@ func (t External) Skip(sc Scenario) string {
 		return "needs two or more target URLs (replicas)"
 	case sc.Gate != nil && !t.Failpoints:
 		return "needs a gate inside the target (failpoints) to force the interleaving: " + failpointsHint
+	case t.TopUp == nil && fundsAccounts(sc):
+		return topUpHint
 	case sc.Target.KeyTTL > 0 && (t.KeyTTL <= 0 || t.KeyTTL > sc.Target.KeyTTL):
 		return fmt.Sprintf("needs the service's key TTL at most %s, declared with --key-ttl (start the service with a retention that short)",
 			sc.Target.KeyTTL)

@@ -45,6 +45,13 @@ func (t External) Repro(c Cell) string {
 		flag("replay-compare", "json")
 	}
 	flag("replay-ignore", strings.Join(t.Replay.Ignore, ","))
+	if t.TopUp != nil {
+		flag("topup-path", t.TopUp.Path)
+		flag("topup-body", t.TopUp.Body)
+		if t.TopUp.Amount > 0 {
+			flag("topup-amount", strconv.FormatInt(t.TopUp.Amount, 10))
+		}
+	}
 	flag("toxiproxy-url", t.Toxiproxy)
 	flag("postgres-proxy", t.PostgresProxy)
 	flag("redis-proxy", t.RedisProxy)

@@ -17,10 +17,11 @@ func TestExternalSkipsWhatNeedsInternals(t *testing.T) {
 	full := one
 	full.URLs = append(full.URLs, "http://127.0.0.1:2")
 	full.PostgresProxy, full.RedisProxy = "pg", "redis"
+	full.TopUp = &TopUp{Path: "/top-ups"}
 	// client-timeout-retry runs from outside (Prepare then needs the
 	// service's timing); slow-charge needs the claim timeout declared short
 	internal := []string{"forced-race", "slow-charge", "key-expiry"}
-	stores := []string{"db-fault-mid-request", "redis-fault-after-commit", "replica-fanout"}
+	stores := []string{"db-fault-mid-request", "redis-fault-after-commit", "replica-fanout", "business-refusal"}
 	for _, sc := range Catalog() {
 		wantOne := slices.Contains(internal, sc.Name) || slices.Contains(stores, sc.Name)
 		if got := one.Skip(sc) != ""; got != wantOne {
@@ -134,6 +135,7 @@ func TestExternalSkipsWithTheFailpointProtocol(t *testing.T) {
 	full.URLs = []string{"http://127.0.0.1:1", "http://127.0.0.1:2", "http://127.0.0.1:3"}
 	full.PostgresProxy, full.RedisProxy = "pg", "redis"
 	full.ClaimTimeout, full.KeyTTL = 250*time.Millisecond, 250*time.Millisecond
+	full.TopUp = &TopUp{Path: "/top-ups"}
 	cases := []struct {
 		e        External
 		scenario string

@@ -26,6 +26,7 @@ func Judge(rec Record) Result {
 			assume = allOf(checks)
 		}
 	}
+	assume = withFunding(assume, plan)
 	in := check.Input{History: obs.History, Ledger: obs.Ledger, Profile: c.Profile, TwoStores: twoStores}
 	if c.Target != nil { // the built-in targets replay byte for byte, and log every request
 		in.Replay = c.Target.Replay
@@ -37,7 +38,8 @@ func Judge(rec Record) Result {
 	res := Result{Strategy: c.Strategy, Scenario: sc.Name, Seed: c.Seed, Profile: c.Profile.Name, Replicas: c.Replicas,
 		Anomalies: rep.Counts, Overcharged: rep.Overcharged, Requests: len(obs.History.Attempts),
 		DurationMS: took.Milliseconds(), Expected: expected, Faults: len(plan.Faults()),
-		Findings: rep.Findings, Timelines: timelines(rep.Findings, obs), Repro: c.Repro(), Service: c.Target != nil}
+		Findings: rep.Findings, Deviations: rep.Deviations, Timelines: timelines(rep.Findings, obs), Repro: c.Repro(),
+		Service: c.Target != nil}
 	if c.Adapted != nil {
 		res.Adapted = c.Adapted.Notes
 	}

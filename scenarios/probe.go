@@ -6,6 +6,7 @@ import (
 
 	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/sim/workload"
+	"github.com/idemchaos/idemchaos/targets/api"
 )
 
 // ReplayProbes is how many further identical requests every completed key
@@ -22,9 +23,9 @@ const (
 )
 
 // ReplayPlan is what follows a cell's main traffic: for every key of plan
-// that completed as far as its client can tell (a 2xx was seen for it, or
-// a try whose response the plan dropped timed out: the server had
-// answered), ReplayProbes single-try requests identical to the key's
+// that completed as far as its client can tell (a 2xx or a business
+// refusal was seen for it, or a try whose response the plan dropped timed
+// out: the server had answered), ReplayProbes single-try requests identical to the key's
 // reference request (its first op's account, amount and currency), one
 // after another, on the replicas its tries used (round robin, in the
 // order they were first used). The replays they provoke are what the
@@ -90,10 +91,12 @@ func ReplayPlan(plan workload.Plan, attempts []history.Attempt) workload.Plan {
 }
 
 // completed reports whether an attempt shows its key completed, from the
-// client's view: a 2xx, or no answer on a try whose response the plan
-// dropped after the server answered.
+// client's view: a 2xx, a business refusal (a declined charge is a result
+// too, which a retry must get again), or no answer on a try whose response
+// the plan dropped after the server answered. A 409 (in flight) or a 5xx
+// is no completed result.
 func completed(a history.Attempt) bool {
-	return a.Outcome == history.Acked ||
+	return a.Outcome == history.Acked || a.Status == api.StatusDeclined ||
 		a.Outcome == history.Indeterminate && a.Status == 0 && a.Fault == workload.DropResponse
 }
 

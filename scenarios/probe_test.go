@@ -53,6 +53,8 @@ func TestReplayPlanProbesCompletedKeys(t *testing.T) {
 		{ID: 3, Key: "b", Account: "acct-2", Amount: 200, MaxTries: 3, After: -1, Group: -1},
 		{ID: 4, Key: "c", Account: "acct-3", Amount: 300, MaxTries: 3, After: -1, Group: -1},
 		{ID: 5, Key: "d", Account: "acct-4", Amount: 400, MaxTries: 3, After: -1, Group: -1},
+		{ID: 6, Key: "e", Account: "acct-1", Amount: 500, MaxTries: 3, After: -1, Group: -1},
+		{ID: 7, Key: "f", Account: "acct-2", Amount: 600, MaxTries: 3, After: -1, Group: -1},
 	}}
 	attempts := []history.Attempt{
 		// a: dropped, then a 2xx on another replica; then its mismatch refused
@@ -67,6 +69,9 @@ func TestReplayPlanProbesCompletedKeys(t *testing.T) {
 		{Op: 4, Try: 2, Key: "c", Call: 6, Outcome: history.Indeterminate, Err: "timeout"},
 		// d: a hidden re-send is not the client's view
 		{Op: 5, Try: 1, Key: "d", Call: 7, Outcome: history.Acked, Status: 201, Hidden: true},
+		// e: declined, a completed result too; f: only in flight (409), never completed
+		{Op: 6, Try: 1, Key: "e", Call: 8, Outcome: history.Rejected, Status: 402},
+		{Op: 7, Try: 1, Key: "f", Call: 9, Outcome: history.Rejected, Status: 409},
 	}
 	p := ReplayPlan(plan, attempts)
 	type probe struct {
@@ -82,8 +87,9 @@ func TestReplayPlanProbesCompletedKeys(t *testing.T) {
 		got = append(got, probe{op.ID, op.After, op.Tries[0].Replica, op.Key, op.Account, op.Amount})
 	}
 	want := []probe{
-		{6, -1, 1, "a", "acct-1", 100}, {7, 0, 2, "a", "acct-1", 100}, // the first op's payload, the replicas in order
-		{8, -1, 0, "b", "acct-2", 200}, {9, 2, 0, "b", "acct-2", 200},
+		{8, -1, 1, "a", "acct-1", 100}, {9, 0, 2, "a", "acct-1", 100}, // the first op's payload, the replicas in order
+		{10, -1, 0, "b", "acct-2", 200}, {11, 2, 0, "b", "acct-2", 200},
+		{12, -1, 0, "e", "acct-1", 500}, {13, 4, 0, "e", "acct-1", 500},
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("replay plan\n got %+v\nwant %+v", got, want)
@@ -91,7 +97,7 @@ func TestReplayPlanProbesCompletedKeys(t *testing.T) {
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if n := NextOp(plan, p); n != 10 {
+	if n := NextOp(plan, p); n != 14 {
 		t.Fatalf("NextOp = %d", n)
 	}
 }

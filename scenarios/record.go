@@ -31,6 +31,8 @@ type Observation struct {
 	GateHeld int `json:"gate_held"`
 	// Trace lists the failpoints requests passed, in the order they got there.
 	Trace []Event `json:"trace,omitempty"`
+	// TopUps are the plan's top-ups as they were paid, in plan order.
+	TopUps []TopUpDone `json:"top_ups,omitempty"`
 	// Settled is how long after the last request the ledger stopped
 	// changing (a user's service); Unsettled says it still moved at the
 	// bound, so late charges may be missing from the ground truth.

@@ -36,8 +36,11 @@ type Result struct {
 	Assumptions []string        `json:"assumptions,omitempty"`
 	Faults      int             `json:"faults"`
 	Findings    []check.Finding `json:"findings,omitempty"`
-	Timelines   []Timeline      `json:"timelines,omitempty"`
-	Repro       string          `json:"repro"`
+	// Deviations are what the profile documents as its service's
+	// behaviour (a declined key decided again): shown, never a failure.
+	Deviations []check.Finding `json:"deviations,omitempty"`
+	Timelines  []Timeline      `json:"timelines,omitempty"`
+	Repro      string          `json:"repro"`
 	// Service says the target was a user's own service: there is no
 	// declaration to read it against, it must pass.
 	Service bool `json:"service,omitempty"`

@@ -43,6 +43,8 @@ var catalog = []Scenario{
 		Reveals: "the profile's status for a missing key", Plan: planMissingKey},
 	{Name: "key-expiry", Doc: "a retry sent after the key's TTL (informational: it may execute again, as documented)",
 		Reveals: "the documented retention window", Plan: planKeyExpiry, Target: Target{KeyTTL: 250 * time.Millisecond}},
+	{Name: "business-refusal", Doc: "a charge larger than the balance is declined (402); the account is funded; the same key and body are retried, once, then by 3 clients together",
+		Reveals: "a key layer that keeps only 2xx answers: declined, then charged", Plan: planRefusal},
 	{Name: "retry-storm", Doc: "many keys, dropped responses and slow requests placed from the seed, jittered backoff; bounded in count and time",
 		Reveals: "everything, statistically", Plan: planStorm, Assume: assumeInjected,
 		Policy: client.Policy{PerTry: shortTry, Backoff: 20 * time.Millisecond, MaxBackoff: 160 * time.Millisecond}},

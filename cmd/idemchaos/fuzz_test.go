@@ -34,16 +34,30 @@ var flagCases = []func(value string, n int64) error{
 	func(v string, _ int64) error { return fuzzWithTarget(strings.Fields(v)) },
 	// the replay comparison of a user's own service
 	targetFlag("replay-compare"), replayIgnoreFlag,
+	// its top-up request
+	targetFlag("topup-path"), topUpFlag("topup-body"), topUpFlag("topup-amount"),
+}
+
+// topUpFlag parses a top-up flag beside a valid --topup-path.
+func topUpFlag(name string) func(string, int64) error {
+	return func(v string, _ int64) error {
+		return parseTarget("--topup-path", "/v1/accounts/{{.Account}}/top-ups", "--"+name, v)
+	}
 }
 
 // replayIgnoreFlag parses --replay-ignore under the JSON comparison.
 func replayIgnoreFlag(v string, _ int64) error {
+	return parseTarget("--replay-compare", "json", "--replay-ignore", v)
+}
+
+// parseTarget parses the flags of a user's own service, args after a
+// valid target, as run would.
+func parseTarget(args ...string) error {
 	var tf targetFlags
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	tf.register(fs)
-	args := []string{"--target-url", "http://127.0.0.1:8080", "--ledger-url", "postgres://u@127.0.0.1/l", "--ledger-query", "q",
-		"--replay-compare", "json", "--replay-ignore", v}
-	if err := parse(fs, args); err != nil {
+	full := append([]string{"--target-url", "http://127.0.0.1:8080", "--ledger-url", "postgres://u@127.0.0.1/l", "--ledger-query", "q"}, args...)
+	if err := parse(fs, full); err != nil {
 		return err
 	}
 	_, err := tf.external()
@@ -88,17 +102,7 @@ func benchFlag(name string) func(string, int64) error {
 
 // targetFlag parses `run --target-url ... --NAME value` into a target.
 func targetFlag(name string) func(string, int64) error {
-	return func(v string, _ int64) error {
-		var tf targetFlags
-		fs := flag.NewFlagSet("run", flag.ContinueOnError)
-		tf.register(fs)
-		args := []string{"--target-url", "http://127.0.0.1:8080", "--ledger-url", "postgres://u@127.0.0.1/l", "--ledger-query", "q", "--" + name, v}
-		if err := parse(fs, args); err != nil {
-			return err
-		}
-		_, err := tf.external()
-		return err
-	}
+	return func(v string, _ int64) error { return parseTarget("--"+name, v) }
 }
 
 // fuzzSplitList parses a --strategies list: what it accepts are known

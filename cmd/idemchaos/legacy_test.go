@@ -13,8 +13,9 @@ import (
 // and print the same table as they did then. A refactoring that loses a fact
 // a saved record relies on (which strategies keep two stores, say) fails here.
 // The goldens changed only where the table's wording did, on purpose: the
-// legend gained held_duplicate, and a user's service is told without the
-// catalog's "ok" and "not as declared"; the verdicts and counts never.
+// legend gained held_duplicate, then refusal_not_replayed, and a user's
+// service is told without the catalog's "ok" and "not as declared"; the
+// verdicts and counts never.
 func TestLegacyRunDirectories(t *testing.T) {
 	for _, name := range []string{"matrix", "custom", "external"} {
 		t.Run(name, func(t *testing.T) {

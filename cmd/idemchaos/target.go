@@ -22,6 +22,8 @@ type targetFlags struct {
 	toxiproxyURL, pgProxy, redisProxy  string
 	claimTimeout, keyTTL, settle       time.Duration
 	allowRemote, failpoints            bool
+	topUpPath, topUpBody               string
+	topUpAmount                        int64
 }
 
 func (t *targetFlags) register(fs *flag.FlagSet) {
@@ -46,6 +48,9 @@ func (t *targetFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&t.keyTTL, "key-ttl", 0, "your service's key retention (0: forever)")
 	fs.DurationVar(&t.settle, "settle", 0, "after the last request, read the ledger again until it stops changing, for at most this long (default: --claim-timeout)")
 	fs.BoolVar(&t.allowRemote, "allow-remote", false, "allow a target that is not on a loopback address")
+	fs.StringVar(&t.topUpPath, "topup-path", "", "path of a POST that pays money into an account of your service, answered 2xx (a template over {{.Account}} {{.Amount}} {{.Currency}}): business-refusal funds the declined charge's account with it")
+	fs.StringVar(&t.topUpBody, "topup-body", "", `with --topup-path: the top-up's body template over the same fields (default {"amount":{{.Amount}}})`)
+	fs.Int64Var(&t.topUpAmount, "topup-amount", 0, "with --topup-path: the declined charge's amount and its top-up's, in minor units, more than your accounts hold (default: the plan's, just over 10,000.00)")
 	fs.BoolVar(&t.failpoints, "failpoints", false, "your service speaks the failpoint protocol (docs/failpoints.md): gates, delays and store faults fire at its named points (forced-race, client-timeout-retry, slow-charge run)")
 }
 
@@ -60,6 +65,11 @@ func (t *targetFlags) external() (scenarios.External, error) {
 		Shape: client.Shape{Path: t.path, Body: t.body, KeyHeader: t.keyHeader, ChargeID: t.chargeID, ReplayHeader: t.replayHeader}}
 	e.URLs = splitCSV(t.urls)
 	e.Accounts = splitCSV(t.accounts)
+	top, err := t.topUp()
+	if err != nil {
+		return e, err
+	}
+	e.TopUp = top
 	if t.ledgerURL == "" {
 		return e, usageErrorf("--ledger-url is required with --target-url (or set %s)", scenarios.LedgerURLEnv)
 	}
@@ -78,6 +88,20 @@ func (t *targetFlags) external() (scenarios.External, error) {
 		return e, usageErrorf("%v", err)
 	}
 	return e, nil
+}
+
+// topUp reads --topup-path, --topup-body and --topup-amount (nil: none).
+func (t *targetFlags) topUp() (*scenarios.TopUp, error) {
+	if t.topUpPath == "" {
+		if t.topUpBody != "" || t.topUpAmount != 0 {
+			return nil, usageErrorf("--topup-body and --topup-amount describe the top-up request: give --topup-path too")
+		}
+		return nil, nil
+	}
+	if t.topUpAmount < 0 {
+		return nil, usageErrorf("--topup-amount %d: want a positive number of minor units", t.topUpAmount)
+	}
+	return &scenarios.TopUp{Path: t.topUpPath, Body: t.topUpBody, Amount: t.topUpAmount}, nil
 }
 
 func statusList(s string) ([]int, error) {

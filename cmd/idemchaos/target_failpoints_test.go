@@ -120,8 +120,8 @@ func TestTargetFailpointsForcedRaceRedisGetset(t *testing.T) {
 // TestTargetFailpointsPgTxPassesEveryScenario: paymentd --failpoints
 // --strategy pg-tx, three replicas on one ledger whose Postgres and Redis
 // traffic goes through the user's Toxiproxy, started with short TTLs that
-// the run declares: every scenario of the catalog runs, none is skipped,
-// and every one passes.
+// the run declares, funded through its top-up endpoint: every scenario of
+// the catalog runs, none is skipped, and every one passes.
 func TestTargetFailpointsPgTxPassesEveryScenario(t *testing.T) {
 	toxi, err := fault.Embedded() // stands for the user's Toxiproxy
 	if err != nil {
@@ -158,8 +158,8 @@ func TestTargetFailpointsPgTxPassesEveryScenario(t *testing.T) {
 	start := time.Now()
 	o := cliEnv(t, nil, "matrix", "--quiet", "--target-url", strings.Join(urls, ","), "--ledger-url", direct, "--ledger-query", p.ledgerQuery,
 		"--failpoints", "--toxiproxy-url", toxi.URL, "--postgres-proxy", pgLink.Name, "--redis-proxy", redisLink.Name,
-		"--claim-timeout", "250ms", "--key-ttl", "250ms", "--json", "-", "--out", out)
-	t.Logf("12 scenarios against paymentd --failpoints --strategy pg-tx: %s", time.Since(start).Round(time.Millisecond))
+		"--claim-timeout", "250ms", "--key-ttl", "250ms", "--topup-path", paymentdTopUp, "--json", "-", "--out", out)
+	t.Logf("%d scenarios against paymentd --failpoints --strategy pg-tx: %s", len(scenarios.Names()), time.Since(start).Round(time.Millisecond))
 	doc := readDoc(t, o)
 	if o.code != exitPass {
 		t.Errorf("exit %d, want 0\nstderr:\n%s", o.code, o.stderr)

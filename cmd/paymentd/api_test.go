@@ -69,6 +69,7 @@ func TestServesTheContract(t *testing.T) {
 				"--redis-url", services.RedisURL, "--postgres-url", dsn, "--redis-prefix", fmt.Sprintf("paymentd-test-%d:", time.Now().UnixNano()))
 			checkBanner(t, d, tc.strategy, dsn)
 			checkReplay(t, d.url, tc.profile)
+			checkTopUp(t, d.url)
 			checkLedger(t, dsn)
 			if r := do(t, "GET", d.url+"/healthz", "", ""); r.status != http.StatusOK {
 				t.Errorf("GET /healthz: %d %s", r.status, r.body)
@@ -96,8 +97,32 @@ func checkBanner(t *testing.T, d *daemon, strategy, dsn string) {
 	if got := d.line("paymentd: ledger: "); got != want {
 		t.Errorf("ledger line:\n got %s\nwant %s", got, want)
 	}
+	if got, want := d.line("paymentd: top-up: "), "paymentd: top-up: --topup-path '/v1/accounts/{{.Account}}/top-ups'"; got != want {
+		t.Errorf("top-up line:\n got %s\nwant %s", got, want)
+	}
 	if d.line("paymentd: warning") != "" {
 		t.Errorf("a loopback listener got a warning:\n%s", d.output())
+	}
+}
+
+// checkTopUp: a charge over acct-2's balance is declined; a top-up pays
+// that much in; the declined key's retry still gets the stored refusal,
+// and a fresh key's charge of it goes through.
+func checkTopUp(t *testing.T, base string) {
+	t.Helper()
+	big := `{"account":"acct-2","amount":1500000,"currency":"EUR"}`
+	if r := do(t, "POST", base+api.PathCharges, "big-1", big); r.status != api.StatusDeclined {
+		t.Fatalf("15,000.00 of 10,000.00: %d %s; want %d", r.status, r.body, api.StatusDeclined)
+	}
+	r := do(t, "POST", base+api.TopUpPath("acct-2"), "", `{"amount":1500000}`)
+	if a := decode[api.Account](t, r); r.status != http.StatusOK || a.Balance != 2_500_000 {
+		t.Fatalf("top-up: %d %s; want 200 with balance 2500000", r.status, r.body)
+	}
+	if r := do(t, "POST", base+api.PathCharges, "big-1", big); r.status != api.StatusDeclined || r.header.Get(api.HeaderReplayed) != "true" {
+		t.Errorf("the declined key after the top-up: %d %s (replayed %q); want the stored refusal", r.status, r.body, r.header.Get(api.HeaderReplayed))
+	}
+	if r := do(t, "POST", base+api.PathCharges, "big-2", big); r.status != http.StatusCreated {
+		t.Errorf("a fresh key after the top-up: %d %s; want 201", r.status, r.body)
 	}
 }
 

@@ -14,7 +14,8 @@ import (
 const readyLine = "paymentd: ready"
 
 // announce prints what paymentd serves, with which stores, where an
-// external run finds its ledger, and finally the ready marker.
+// external run finds its ledger and how it funds an account, and finally
+// the ready marker.
 func announce(w io.Writer, c config, s *stores, addr string) {
 	base := "http://" + addr
 	fmt.Fprintf(w, "paymentd: strategy %s on %s (postgres: %s, redis: %s)\n",
@@ -29,6 +30,7 @@ func announce(w io.Writer, c config, s *stores, addr string) {
 			remote.Header)
 	}
 	fmt.Fprintf(w, "paymentd: ledger: --ledger-url '%s' --ledger-query '%s'\n", redactURL(s.postgresDSN), ledgerQuery)
+	fmt.Fprintf(w, "paymentd: top-up: --topup-path '%s'\n", topUpPath)
 	fmt.Fprintln(w, readyLine)
 }
 

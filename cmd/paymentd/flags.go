@@ -17,6 +17,10 @@ import (
 // read this ledger's ground truth: one row per charge that moved money.
 const ledgerQuery = "SELECT idempotency_key, account, amount, id, attempt_id FROM charge_rows"
 
+// topUpPath is what an external idemchaos run passes as --topup-path to
+// fund an account (business-refusal); the default --topup-body fits.
+const topUpPath = api.PathAccounts + "{{.Account}}" + api.TopUpSuffix
+
 // config is everything the flags decide.
 type config struct {
 	strategy    string
@@ -44,7 +48,8 @@ usage:
            [--profile ietf|stripe] [--claim-ttl 5s] [--key-ttl 24h]
            [--accounts acct-1=1000000,acct-2=500000] [--reset] [--failpoints] [--verbose]
 
-API: POST /v1/charges (header Idempotency-Key), GET /v1/accounts/{id}, GET /healthz.
+API: POST /v1/charges (header Idempotency-Key), GET /v1/accounts/{id},
+POST /v1/accounts/{id}/top-ups ({"amount": minor units}: pays money in), GET /healthz.
 Without --redis-url / --postgres-url it starts its own throwaway Redis and
 Postgres (a Docker engine, else local redis-server and postgres binaries) and
 stops them on exit. On start it prints, on stderr, the URL it serves, the
@@ -52,6 +57,10 @@ stores it uses, and the ledger an external run (idemchaos run --target-url)
 reads as ground truth:
 
   --ledger-url DSN --ledger-query '` + ledgerQuery + `'
+
+and how it funds an account after a declined charge (business-refusal):
+
+  --topup-path '` + topUpPath + `'
 
 then the line "paymentd: ready". SIGINT or SIGTERM stops it gracefully.
 

@@ -34,6 +34,11 @@ const (
 	// original was executing was held until the original finished, then
 	// answered its 2xx, where the profile wants the in-flight status at once.
 	HeldDuplicate Anomaly = "held_duplicate"
+	// RefusalNotReplayed: a key declined with the business refusal (402)
+	// was answered otherwise on a same-payload retry, or charged: a
+	// declined charge is a completed result, as a 2xx is. A profile that
+	// decides refusals again reports it as a deviation instead.
+	RefusalNotReplayed Anomaly = "refusal_not_replayed"
 )
 
 // catalog is every anomaly in its stable order (a finding's rank is its
@@ -44,6 +49,7 @@ var catalog = [...]struct {
 }{
 	{DoubleCharge, "dc"}, {LostAck, "la"}, {ReplayMismatch, "rm"}, {MismatchExecuted, "me"}, {Balance, "bal"},
 	{StatusContract, "sc"}, {StuckKey, "sk"}, {StoreDesync, "sd"}, {CachedError, "ce"}, {HeldDuplicate, "hd"},
+	{RefusalNotReplayed, "rf"},
 }
 
 // The ranks, in catalog order.
@@ -58,6 +64,7 @@ const (
 	rankStoreDesync
 	rankCachedError
 	rankHeldDuplicate
+	rankRefusalNotReplayed
 	numAnomalies
 )
 

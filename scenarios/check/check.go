@@ -10,7 +10,8 @@
 // Universal invariants (every profile): double_charge, lost_ack,
 // replay_mismatch, mismatch_executed, balance, stuck_key and, for targets that
 // keep idempotency records in Redis and the ledger in Postgres, store_desync.
-// Per profile: status_contract, cached_error, held_duplicate.
+// Per profile: status_contract, cached_error, held_duplicate,
+// refusal_not_replayed.
 //
 // A held duplicate is a same-key, same-payload attempt B answered 2xx with
 // the charge of the key's original O (the maker of that charge in the
@@ -73,6 +74,20 @@
 // is no replay, whenever its answer came back. Where the ledger cannot tell,
 // a 2xx sent after another 2xx of the key had come back is a replay.
 //
+// Refusals: a business refusal (api.StatusDeclined, 402: the charge was
+// decided and declined) is a completed result, as a 2xx is, and a 5xx is
+// not. Once a same-payload attempt of a key was answered it, every other
+// same-payload attempt of the key that got a completed answer (a 2xx or
+// a 4xx other than the in-flight status and 429) must get that refusal
+// again, status and body compared as replays are, and the ledger must
+// hold no charge for the key; an attempt that started more than
+// History.KeyTTL after the refusal ended is a new request. Each attempt
+// answered otherwise or charged is one refusal_not_replayed finding, as
+// is each charge of the key no such attempt made. A profile with
+// RedecideRefusals declares a service that forgets a declined key and
+// decides its retries again: those findings are then Report.Deviations,
+// not anomalies.
+//
 // It is a stable API.
 package check
 
@@ -118,6 +133,10 @@ type Report struct {
 	Counts      map[Anomaly]int `json:"anomalies"`   // every anomaly checked, zero included
 	Overcharged int64           `json:"overcharged"` // money charged more than once, minor units
 	Findings    []Finding       `json:"findings"`    // ordered by anomaly (as Names), then key, then evidence
+	// Deviations are findings the profile documents as its service's
+	// behaviour (a declined key decided again, under a profile with
+	// RedecideRefusals): shown, never counted, never a failure. By key.
+	Deviations []Finding `json:"deviations,omitempty"`
 }
 
 // Failed reports whether any invariant was violated.
@@ -154,5 +173,6 @@ func (c *checker) report() Report {
 	for rank := range catalog {
 		r.Findings = append(r.Findings, c.findings[rank]...)
 	}
+	r.Deviations = c.deviations
 	return r
 }

@@ -15,7 +15,7 @@ import (
 
 func TestNames(t *testing.T) {
 	want := []string{"double_charge", "lost_ack", "replay_mismatch", "mismatch_executed", "balance", "status_contract",
-		"stuck_key", "store_desync", "cached_error", "held_duplicate"}
+		"stuck_key", "store_desync", "cached_error", "held_duplicate", "refusal_not_replayed"}
 	if got := Names(); !slices.Equal(got, want) {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}
@@ -32,7 +32,7 @@ func TestNames(t *testing.T) {
 		}
 	}
 	ranks := []Anomaly{DoubleCharge, LostAck, ReplayMismatch, MismatchExecuted, Balance, StatusContract, StuckKey,
-		StoreDesync, CachedError, HeldDuplicate}
+		StoreDesync, CachedError, HeldDuplicate, RefusalNotReplayed}
 	for i, a := range ranks {
 		if catalog[i].anomaly != a || i != rank(a) {
 			t.Errorf("rank %d is %s in the catalog, want %s", i, catalog[i].anomaly, a)
@@ -339,6 +339,14 @@ func TestBalance(t *testing.T) {
 			{Balance, "", "acct_3", 200, nil, nil},
 		},
 	}, {
+		name: "a top-up counts: paid in, then charged",
+		in: input(api.IETF, history.Ledger{Charges: charges, Accounts: []history.Account{
+			{ID: "acct_1", Opening: 10000, Credited: 2000, Balance: 11500},
+			{ID: "acct_3", Opening: 1000, Credited: 400, Balance: 700},
+		}}),
+		counts:   map[Anomaly]int{Balance: 1},
+		findings: []want{{Balance, "", "acct_3", 400, nil, nil}},
+	}, {
 		name: "clean: balances agree, an account without charges",
 		in: input(api.IETF, history.Ledger{Charges: charges, Accounts: []history.Account{
 			{ID: "acct_1", Opening: 10000, Balance: 9500},
@@ -486,6 +494,8 @@ func everything() Input {
 		// replica 1 refused nothing at once: its duplicate waited for the original
 		att(19, 1, "k-held", 500, 4000, served(4001, 4300), acked(201, "ch_17", "B17"), returned(4310), onReplica(1)),
 		att(20, 1, "k-held", 500, 4005, served(4006, 4302), acked(201, "ch_17", "B17"), returned(4312), onReplica(1)),
+		att(21, 1, "k-declined", 500, 4500, declined(declinedBody)),
+		att(22, 1, "k-declined", 500, 4600, acked(201, "ch_18", "B18")),
 	)
 	in.History.Attempts = append(in.History.Attempts, extra.History.Attempts...)
 	in.Ledger.Charges = append(in.Ledger.Charges,
@@ -495,14 +505,16 @@ func everything() Input {
 		ch("ch_15", "k-mismatch", "a14-1", 900, 15),
 		ch("ch_16", "k-desync", "a18-1", 500, 16),
 		ch("ch_17", "k-held", "a19-1", 500, 17),
+		ch("ch_18", "k-declined", "a22-1", 500, 18),
 	)
-	in.Ledger.Accounts[0].Balance -= 500 + 500 + 500 + 500 + 900 + 900 + 500 + 500 + 1 // one off
+	in.Ledger.Accounts[0].Balance -= 500 + 500 + 500 + 500 + 900 + 900 + 500 + 500 + 500 + 1 // one off
 	in.History.Quiesced, in.History.ClaimTimeout = 10*time.Second, ms(claimMs)
 	in.TwoStores = true
 	in.Ledger.Redis = []history.RedisRecord{
 		done(keyA, 201, "ch_1"), done(keyB, 201, "ch_2"), done(keyC, 201, "ch_3"),
 		done("k-double", 201, "ch_10"), done("k-replay", 201, "ch_12"), done("k-mismatch", 201, "ch_13"),
 		claimed("k-stuck", -1), done("k-cached", 503, ""), claimed("k-desync", time.Minute), done("k-held", 201, "ch_17"),
+		done("k-declined", 201, "ch_18"),
 	}
 	return in
 }
@@ -510,7 +522,7 @@ func everything() Input {
 func TestEverything(t *testing.T) {
 	r := Run(everything())
 	want := map[Anomaly]int{DoubleCharge: 3, LostAck: 1, ReplayMismatch: 1, MismatchExecuted: 1, Balance: 1, StatusContract: 1,
-		StuckKey: 1, StoreDesync: 1, CachedError: 1, HeldDuplicate: 1}
+		StuckKey: 1, StoreDesync: 1, CachedError: 1, HeldDuplicate: 1, RefusalNotReplayed: 1}
 	assertCounts(t, r, want)
 	if r.Overcharged != 2300 {
 		t.Errorf("Overcharged = %d, want 2300", r.Overcharged)
@@ -595,7 +607,7 @@ func TestRunDoesNotModifyInput(t *testing.T) {
 func TestReportJSON(t *testing.T) {
 	got := mustJSON(t, Run(cleanIETF()))
 	want := `{"anomalies":{"balance":0,"cached_error":0,"double_charge":0,"held_duplicate":0,"lost_ack":0,"mismatch_executed":0,` +
-		`"replay_mismatch":0,"status_contract":0,"store_desync":0,"stuck_key":0},"overcharged":0,"findings":[]}`
+		`"refusal_not_replayed":0,"replay_mismatch":0,"status_contract":0,"store_desync":0,"stuck_key":0},"overcharged":0,"findings":[]}`
 	if got != want {
 		t.Fatalf("clean report JSON:\n%s\nwant\n%s", got, want)
 	}

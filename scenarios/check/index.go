@@ -33,6 +33,9 @@ type checker struct {
 	// noKeyless: the ledger could not give back the charges made without
 	// a key; keyless acks are not checked against it.
 	noKeyless bool
+	// keyTTL is the target's key retention (0: forever): a request that
+	// starts later than that after a key's refusal is a new request.
+	keyTTL time.Duration
 	// expired names the keys whose retention ended before the run did: their
 	// Redis records are legitimately gone.
 	expired map[string]bool
@@ -76,6 +79,9 @@ type checker struct {
 	counts      [numAnomalies]int
 	findings    [numAnomalies][]Finding
 	overcharged int64
+	// deviations are findings the profile documents as its service's
+	// behaviour (refusals decided again): reported, never counted.
+	deviations []Finding
 }
 
 // chargeRow is a ledger row and how many rows carry its id.
@@ -89,7 +95,7 @@ func newChecker(in Input) *checker {
 	c := &checker{profile: in.Profile, ledger: in.Ledger.Charges, inFlight: in.Profile.InFlight,
 		probes: h.Quiesced > 0, quiesced: h.Quiesced, claimTime: h.ClaimTimeout,
 		probeFrom: h.Quiesced + h.ClaimTimeout, twoStores: in.TwoStores, noChargeIDs: in.Ledger.NoChargeIDs,
-		noKeyless: in.Ledger.NoKeyless, replay: compileCompare(in.Replay), chargeTime: in.ChargeTime}
+		noKeyless: in.Ledger.NoKeyless, replay: compileCompare(in.Replay), chargeTime: in.ChargeTime, keyTTL: h.KeyTTL}
 	if c.inFlight == 0 {
 		c.inFlight = 409
 	}
@@ -111,7 +117,8 @@ func newChecker(in Input) *checker {
 
 	c.accounts = slices.Clone(in.Ledger.Accounts)
 	slices.SortFunc(c.accounts, func(a, b history.Account) int {
-		return cmp.Or(strings.Compare(a.ID, b.ID), cmp.Compare(a.Opening, b.Opening), cmp.Compare(a.Balance, b.Balance))
+		return cmp.Or(strings.Compare(a.ID, b.ID), cmp.Compare(a.Opening, b.Opening), cmp.Compare(a.Balance, b.Balance),
+			cmp.Compare(a.Credited, b.Credited))
 	})
 	return c
 }

@@ -76,6 +76,7 @@ func (c *checker) checkKey(key string, atts []*history.Attempt, chs []*history.C
 		c.stuckKey(key, atts, s, reds)
 	}
 	c.heldDuplicates(key, atts, chs, s)
+	c.declined(key, atts, chs, ref)
 }
 
 // reference returns the attempt whose fingerprint is the key's reference: the

@@ -51,7 +51,7 @@ func (c *checker) doubleCharge(key string, group []*history.Charge) {
 }
 
 // checkBalances compares each ledger account's balance with its opening
-// balance minus the sum of its charges.
+// balance plus what was paid into it (top-ups) minus the sum of its charges.
 func (c *checker) checkBalances() {
 	index := make(map[string]int, len(c.accounts))
 	for i, a := range c.accounts {
@@ -69,7 +69,7 @@ func (c *checker) checkBalances() {
 	}
 	for _, a := range c.accounts {
 		i := index[a.ID]
-		want := a.Opening - sums[i]
+		want := a.Opening + a.Credited - sums[i]
 		if want == a.Balance {
 			continue
 		}
@@ -77,12 +77,16 @@ func (c *checker) checkBalances() {
 		if diff < 0 {
 			diff = -diff
 		}
+		credits := ""
+		if a.Credited != 0 {
+			credits = fmt.Sprintf(" plus %d paid in", a.Credited)
+		}
 		c.add(rankBalance, 1, Finding{
 			Anomaly: Balance,
 			Account: a.ID,
 			Money:   diff,
-			Detail: fmt.Sprintf("account %s: opening balance %d minus %s totalling %d should leave %d, but the balance is %d; %d unaccounted for",
-				a.ID, a.Opening, plural(counts[i], "charge"), sums[i], want, a.Balance, diff),
+			Detail: fmt.Sprintf("account %s: opening balance %d%s minus %s totalling %d should leave %d, but the balance is %d; %d unaccounted for",
+				a.ID, a.Opening, credits, plural(counts[i], "charge"), sums[i], want, a.Balance, diff),
 		})
 	}
 }

@@ -50,6 +50,7 @@ type genKey struct {
 	chargeAt      int    // index of that charge in world.charges
 	inWindow      bool   // the key's first 2xx was answered inside its window (not by a probe)
 	acks          int    // 2xx answers naming the charge
+	declined      bool   // the key was declined (402): never charged, every retry gets the refusal
 }
 
 // Layout of a world, in ms: key i's traffic starts at i*windowMs; attempts
@@ -85,7 +86,7 @@ func generate(rng *rand.Rand) *world {
 		}
 		k.body = fmt.Sprintf(`{"amount":%d,"key":%q}`, k.amount, k.name)
 		w.keys = append(w.keys, k)
-		kind := rng.IntN(6)
+		kind := rng.IntN(7)
 		if i == 0 {
 			kind = rng.IntN(4) // at least one key charges inside its window
 		}
@@ -108,10 +109,14 @@ func generate(rng *rand.Rand) *world {
 // the commit then retried, 2 a concurrent duplicate answered 409 at once,
 // 3 a failure under a fault that committed nothing then a retry that
 // executes, 4 failures only (never charged), 5 a crowd of more than
-// smallGroup concurrent duplicates answered 409 while the first runs.
+// smallGroup concurrent duplicates answered 409 while the first runs,
+// 6 declined (402), then retried (see decline).
 func (w *world) traffic(k *genKey, kind int) {
 	t := k.window
 	switch kind {
+	case 6:
+		w.decline(k, t)
+		return
 	case 0:
 		w.execute(k, t)
 	case 1:
@@ -146,6 +151,44 @@ func (w *world) traffic(k *genKey, kind int) {
 	if w.rng.IntN(2) == 0 {
 		w.mismatch(k, t+1500, rejected(w.p.Mismatch))
 	}
+}
+
+// decline plays a key declined with the business refusal: a failure
+// under a fault may come first (a 5xx says nothing); then the refusal,
+// and retries that get it replayed, a 409 while a duplicate ran, a 5xx
+// under a fault, a 429, and maybe another payload refused as a mismatch.
+// None of them charges.
+func (w *world) decline(k *genKey, t int) {
+	k.declined = true
+	if w.rng.IntN(3) == 0 {
+		w.attempt(k, t, failed(503), faulted("db-cut"))
+		t += 100
+	}
+	w.attempt(k, t, w.refused(k))
+	for i := range w.rng.IntN(3) {
+		w.attempt(k, t+200+100*i, w.refused(k), replayed())
+	}
+	switch w.rng.IntN(4) {
+	case 0:
+		w.attempt(k, t+4, served(t+5, t+8), rejected(w.p.InFlight), returned(t+10))
+	case 1:
+		w.attempt(k, t+600, failed(503), faulted("db-cut"))
+	case 2:
+		w.attempt(k, t+700, rejected(429))
+	}
+	if w.rng.IntN(2) == 0 {
+		w.mismatch(k, t+1500, rejected(w.p.Mismatch))
+	}
+}
+
+// refused answers the refusal of k, rendered as the target renders its
+// answers (anew each time in JSON mode).
+func (w *world) refused(k *genKey) opt {
+	body := w.renderMembers([]string{`"code":"insufficient_funds"`, `"key":` + strconv.Quote(k.name)}, "")
+	if !w.compare.JSON {
+		body = fmt.Sprintf(`{"code":"insufficient_funds","key":%q}`, k.name)
+	}
+	return func(a *history.Attempt) { a.Outcome, a.Status, a.Body = history.Rejected, api.StatusDeclined, body }
 }
 
 // attempt appends the next operation's attempt of k at t ms.
@@ -208,8 +251,14 @@ func (w *world) render(k *genKey, extra string) string {
 	if w.rng.IntN(2) == 0 {
 		amount = strconv.FormatInt(k.amount/100, 10) + "e2" // amounts are whole hundreds
 	}
-	members := []string{`"amount":` + amount, `"key":` + strconv.Quote(k.name),
-		fmt.Sprintf(`"at":%d`, w.rng.IntN(1_000_000)), fmt.Sprintf(`"meta":{"request":"r-%d"}`, w.rng.IntN(1_000_000))}
+	return w.renderMembers([]string{`"amount":` + amount, `"key":` + strconv.Quote(k.name)}, extra)
+}
+
+// renderMembers renders a JSON object of members anew: with a fresh "at"
+// and "meta.request", extra appended, in a shuffled order.
+func (w *world) renderMembers(members []string, extra string) string {
+	members = append(members, fmt.Sprintf(`"at":%d`, w.rng.IntN(1_000_000)),
+		fmt.Sprintf(`"meta":{"request":"r-%d"}`, w.rng.IntN(1_000_000)))
 	if extra != "" {
 		members = append(members, extra)
 	}
@@ -255,7 +304,11 @@ func (w *world) probePhase() {
 		if w.rng.IntN(3) == 0 {
 			continue
 		}
-		if k.charge == "" {
+		switch {
+		case k.declined:
+			w.attempt(k, w.nextProbe(), w.refused(k), replayed())
+			continue
+		case k.charge == "":
 			w.execute(k, w.nextProbe())
 			continue
 		}
@@ -279,11 +332,14 @@ func (w *world) enableProbes() {
 }
 
 // record is what a correct two-store target leaves in Redis for k: a
-// completed record naming its charge; for a key that never charged,
-// nothing, a claim or a stored failure.
+// completed record naming its charge, or its stored refusal; for a key
+// that never charged, nothing, a claim or a stored failure.
 func (w *world) record(k *genKey) []history.RedisRecord {
-	if k.charge != "" {
+	switch {
+	case k.charge != "":
 		return []history.RedisRecord{done(k.name, 201, k.charge)}
+	case k.declined:
+		return []history.RedisRecord{done(k.name, api.StatusDeclined, "")}
 	}
 	switch w.rng.IntN(3) {
 	case 0:

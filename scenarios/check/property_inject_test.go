@@ -31,6 +31,8 @@ var injections = map[Anomaly]injection{
 	StoreDesync:      {[]string{"no record", "claim only", "stored failure", "unknown charge"}, injectDesync},
 	CachedError:      {[]string{"probe 5xx", "replayed 5xx"}, injectCachedError},
 	HeldDuplicate:    {[]string{"server log", "client timings"}, injectHeld},
+	RefusalNotReplayed: {[]string{"charged retry", "other refusal body", "unrecorded charge", "charged, then declined"},
+		injectRefusal},
 }
 
 func charged(k *genKey) bool  { return k.charge != "" }
@@ -287,4 +289,49 @@ func injectDesync(w *world) (string, string) {
 	}
 	w.redis[i] = done(k.name, 201, "ch_ghost")
 	return "unknown charge", k.name
+}
+
+func declinedKey(k *genKey) bool { return k.declined }
+
+// injectRefusal breaks the refusal half of the replay rule: a retry of a
+// declined key charged and answered 201, answered its refusal with
+// another body, or a charge of a declined key by no recorded attempt; or
+// a retry of a charged key declined. A two-store target's record follows
+// the new charge, so that Redis and Postgres agree.
+func injectRefusal(w *world) (string, string) {
+	variants := []string{"charged, then declined"}
+	if w.pick(declinedKey) != nil {
+		variants = append(variants, "charged retry", "other refusal body", "unrecorded charge")
+	}
+	v := variants[w.rng.IntN(len(variants))]
+	if v == "charged, then declined" {
+		k := w.pick(charged)
+		w.attempt(k, k.window+injectMs, w.refused(k))
+		return v, k.name
+	}
+	k := w.pick(declinedKey)
+	switch v {
+	case "other refusal body":
+		a := w.attempt(k, k.window+injectMs, w.refused(k))
+		a.Body = strings.Replace(a.Body, `"insufficient_funds"`, `"card_declined"`, 1)
+		return v, k.name
+	case "charged retry":
+		id := fmt.Sprintf("ch_%d", w.seq+1)
+		a := w.attempt(k, k.window+injectMs, acked(201, id, w.render(k, "")))
+		w.newCharge(k.account, k.name, a.ID, k.amount)
+		w.storeRecord(k, id)
+		return v, k.name
+	}
+	w.storeRecord(k, w.newCharge(k.account, k.name, "", k.amount))
+	return v, k.name
+}
+
+// storeRecord makes k's Redis record name charge, as a two-store target
+// that stored it would.
+func (w *world) storeRecord(k *genKey, charge string) {
+	for i := range w.redis {
+		if w.redis[i].Key == k.name {
+			w.redis[i] = done(k.name, 201, charge)
+		}
+	}
 }

@@ -22,6 +22,8 @@ func (r *renderer) anomaly(name check.Anomaly) {
 		text = "CACHED ERROR: " + s.cached()
 	case check.HeldDuplicate:
 		text = "HELD DUPLICATE: " + s.held()
+	case check.RefusalNotReplayed:
+		text = "REFUSAL NOT REPLAYED: " + s.refusal()
 	case check.MismatchExecuted:
 		text = "MISMATCH EXECUTED: " + s.each(name, s.mismatchExecuted)
 	case check.LostAck:

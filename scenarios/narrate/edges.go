@@ -6,13 +6,15 @@ import (
 )
 
 // link adds the edges between units that the observed data proves: retry
-// order, plan order, real-time order of requests that did not overlap, the
-// gate, replays and commit order, and answers that saw a key in flight.
+// order, plan order and stages, real-time order of requests that did not
+// overlap, the gate, replays and commit order, and answers that saw a key
+// in flight.
 func (s *story) link() {
 	for _, x := range s.units {
 		for _, y := range s.units {
 			if x != y {
 				s.linkOrder(x, y)
+				s.linkStages(x, y)
 			}
 		}
 	}

@@ -36,17 +36,22 @@ func (r *renderer) balance() {
 			total += c.Amount
 		}
 	}
-	expr = append(expr, money(opening))
+	credited := s.credited(o.account)
+	start := money(opening)
+	if credited > 0 {
+		start += " + " + money(credited) + " paid in"
+	}
+	expr = append(expr, start)
 	for _, a := range amounts {
 		expr = append(expr, money(a))
 	}
 	head := fmt.Sprintf("balance of %s from this %s: %s", o.account, s.subject(), strings.Join(expr, " - "))
-	if len(amounts) > 0 {
-		head += " = " + money(opening-total)
+	if len(amounts) > 0 || credited > 0 {
+		head += " = " + money(opening+credited-total)
 	}
 	switch n := len(amounts); {
 	case n > 1 && s.has(check.DoubleCharge):
-		r.say("%s, expected %s: DOUBLE CHARGE (%s overcharged)", head, money(opening-amounts[0]), money(total-amounts[0]))
+		r.say("%s, expected %s: DOUBLE CHARGE (%s overcharged)", head, money(opening+credited-amounts[0]), money(total-amounts[0]))
 		r.draw("Note over PG: %s charged %s for one key: DOUBLE CHARGE", o.account, times(n))
 	case n > 1:
 		r.say("%s: %d charges, which the checker allows: the key's retention had passed in between", head, n)
@@ -54,6 +59,9 @@ func (r *renderer) balance() {
 	case n == 1:
 		r.say("%s: one charge%s", head, r.wellEnded())
 		r.draw("Note over PG: one charge on %s", o.account)
+	case credited > 0:
+		r.say("%s: no charge%s", head, r.wellEnded())
+		r.draw("Note over PG: no charge on %s", o.account)
 	default:
 		r.say("%s, untouched: no charge%s", head, r.wellEnded())
 		r.draw("Note over PG: no charge on %s", o.account)

@@ -13,6 +13,7 @@ type renderer struct {
 	storedBy *unit                     // the request whose response the key's store holds
 	cut      map[*unit]map[string]bool // store links cut under a request, by diagram id
 	arrow    map[*unit]bool            // the answer to the unit's client is drawn
+	funded   int                       // the last stage whose top-ups were told
 }
 
 func newRenderer(s *story) *renderer {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/sim/workload"
+	"github.com/idemchaos/idemchaos/targets/api"
 )
 
 // clientGot reports whether the unit's client received the server's answer.
@@ -53,6 +54,11 @@ func (s *story) answerText(u *unit) (string, string) {
 	case srv.Replayed && is2xx(code):
 		return fmt.Sprintf("%s finds key %s completed and replays the stored answer to %s: %s (%s)", rep, key, req, st, charge),
 			fmt.Sprintf("%d %s, replayed", code, charge)
+	case srv.Replayed && code == api.StatusDeclined:
+		return fmt.Sprintf("%s finds key %s completed and replays the stored refusal to %s: %s, declined", rep, key, req, st),
+			fmt.Sprintf("%d declined, replayed", code)
+	case code == api.StatusDeclined:
+		return fmt.Sprintf("%s declines %s: %s, insufficient funds", rep, req, st), fmt.Sprintf("%d declined", code)
 	case srv.Replayed:
 		return fmt.Sprintf("%s replays a stored %s to %s: a cached error", rep, st, req), fmt.Sprintf("%d replayed", code)
 	case code == s.profile.InFlight:
@@ -104,8 +110,14 @@ func (r *renderer) got(u *unit, a history.Attempt) {
 		msg += " " + r.s.charge(a.ChargeID)
 	case a.Status >= 500:
 		text += ", which says nothing about the charge"
+	case a.Status == api.StatusDeclined && a.Server != nil && a.Server.Replayed:
+		text += ": declined, replayed"
+		msg += " declined, replayed"
+	case a.Status == api.StatusDeclined:
+		text += ": declined"
+		msg += " declined"
 	}
-	if u.collapsed() && !is2xx(a.Status) && u.op.plan != nil && u.op.plan.MaxTries > 1 {
+	if u.collapsed() && retried(a.Status, r.s.profile.InFlight) && u.op.plan != nil && u.op.plan.MaxTries > 1 {
 		text += ", and the same again on each retry while that lasts"
 	}
 	r.say("%s", text)
@@ -115,3 +127,7 @@ func (r *renderer) got(u *unit, a history.Attempt) {
 }
 
 func is2xx(code int) bool { return code >= 200 && code < 300 }
+
+// retried reports whether the client retries an answer: the in-flight
+// status or a 5xx; a definitive answer (a 2xx, a refusal) ends its op.
+func retried(code, inFlight int) bool { return code == inFlight || code >= 500 }

@@ -143,12 +143,13 @@ func signatureOf(a history.Attempt) signature {
 	return s
 }
 
-// rank orders the ops of a story: the first to reach a failpoint is A (with
-// a gate, the one it held), then the others that reached one, then those
-// that never did by their first arrival, then the replay probes, the
-// stuck-key probe last.
+// rank orders the ops of a story: stage by stage, the first to reach a
+// failpoint is A (with a gate, the one it held), then the others that
+// reached one, then those that never did by their first arrival; then the
+// replay probes, the stuck-key probe last.
 type rank struct {
 	kind        int // 0 a plan op, 1 a replay probe, 2 the stuck-key probe
+	stage       int // a plan op's stage: the ops of an earlier stage first
 	seq         int
 	start, call time.Duration
 	id          int
@@ -158,6 +159,8 @@ func (a rank) less(b rank) bool {
 	switch {
 	case a.kind != b.kind:
 		return a.kind < b.kind
+	case a.stage != b.stage:
+		return a.stage < b.stage
 	case a.seq != b.seq:
 		return a.seq < b.seq
 	case a.start != b.start:
@@ -175,6 +178,8 @@ func opRank(o *opStory) rank {
 		r.kind = 1
 	case o.probe:
 		r.kind = 2
+	default:
+		r.stage = o.plan.Stage
 	}
 	for _, u := range o.units {
 		for _, e := range u.events {

@@ -15,6 +15,7 @@ func (r *renderer) send(u *unit) {
 		r.draw("%s->>%s: hidden re-send by the transport", u.mid(), u.rid())
 		return
 	}
+	r.topUps(u)
 	text, msg := r.s.sendText(u)
 	if r.s.replicas {
 		text += " to " + u.replica()

@@ -124,7 +124,7 @@ func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 		return obs, 0, err
 	}
 	cl := client.New(client.Config{Routes: d.route, Seed: c.Seed, Since: since, Policy: sc.Policy})
-	attempts := cl.Run(ctx, plan)
+	attempts, topUps := runStages(ctx, cl, plan, r.fund, since)
 	var probes []history.Attempt
 	probes, obs.History.Quiesced, err = afterTraffic(ctx, cl, sc, plan, attempts, d.heal, since, c.ClaimTTL)
 	attempts = append(attempts, probes...)
@@ -137,7 +137,7 @@ func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	obs.History.Seed, obs.History.Attempts = c.Seed, attempts
 	obs.History.ClaimTimeout, obs.History.KeyTTL = c.ClaimTTL, c.KeyTTL
 	obs.Injected = d.failpoints.Fired()["inject"]
-	obs.Trace = d.trace.events()
+	obs.Trace, obs.TopUps = d.trace.events(), topUps
 	if d.gate != nil {
 		obs.GateHeld, _ = d.gate.Stats()
 	}
@@ -145,6 +145,18 @@ func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	obs.History.End = since() // after the reads: a record missing then may have expired by then
 	obs.Ledger.RowsAtStart = rows
 	return obs, hidden, err
+}
+
+// fund pays a top-up into a built-in target's ledger directly, as money
+// paid in by another channel than the API under test.
+func (r *Builtin) fund(ctx context.Context, t workload.TopUp) scenarios.TopUpDone {
+	var done scenarios.TopUpDone
+	ctx, cancel := context.WithTimeout(ctx, topUpTimeout)
+	defer cancel()
+	if _, err := ledger.TopUp(ctx, r.pool, t.Account, t.Amount); err != nil {
+		done.Err = err.Error()
+	}
+	return done
 }
 
 // afterTraffic sends, on the client of the main traffic, what follows it:

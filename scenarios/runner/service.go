@@ -182,7 +182,7 @@ func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 		cfg.Around = r.around(&injected, lat)
 	}
 	cl := client.New(cfg)
-	attempts := cl.Run(ctx, plan)
+	attempts, topUps := runStages(ctx, cl, plan, r.fund(fr), since)
 	var probes []history.Attempt
 	probes, obs.History.Quiesced, err = afterTraffic(ctx, cl, sc, plan, attempts, r.heal, since, c.ClaimTTL)
 	attempts = append(attempts, probes...)
@@ -192,7 +192,7 @@ func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	}
 	obs.History.Seed, obs.History.Attempts = c.Seed, attempts
 	obs.History.ClaimTimeout, obs.History.KeyTTL = c.ClaimTTL, c.KeyTTL
-	obs.Injected = int(injected.Load())
+	obs.Injected, obs.TopUps = int(injected.Load()), topUps
 	last := since()
 	charges, stable, err := r.settle(ctx, keys, ackedKeys(attempts), settleFloor(plan))
 	if fp != nil { // after the settle: work still in flight keeps its holds and faults until then

@@ -57,7 +57,7 @@ func chargesOf(rows []ledger.ChargeRow) []history.Charge {
 func accountsOf(rows []ledger.AccountRow) []history.Account {
 	out := make([]history.Account, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, history.Account{ID: r.ID, Opening: r.Opening, Balance: r.Balance})
+		out = append(out, history.Account{ID: r.ID, Opening: r.Opening, Balance: r.Balance, Credited: r.Credited})
 	}
 	return out
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // profileFile is a custom profile as written in a file (YAML or JSON).
-// Statuses left out keep the ietf value.
+// Fields left out keep the ietf value.
 type profileFile struct {
 	Name         string   `yaml:"name"`
 	MissingKey   int      `yaml:"missing_key" default:"400"`
@@ -18,6 +18,10 @@ type profileFile struct {
 	Mismatch     int      `yaml:"mismatch" default:"422"`
 	ReplayHeader string   `yaml:"replay_header"`
 	ReplayErrors bool     `yaml:"replay_errors"`
+	// ReplayRefusals: a declined charge's 402 is kept with its key and
+	// replayed (true, ietf's and stripe's rule); false, a retry of a
+	// declined key is decided again, by design.
+	ReplayRefusals bool `yaml:"replay_refusals" default:"true"`
 }
 
 // ParseProfile reads a custom profile from YAML or JSON. Decoding is strict
@@ -56,7 +60,8 @@ func parseProfile(data []byte, path string) (api.Profile, error) {
 func (f profileFile) profile() api.Profile {
 	return api.Profile{Name: f.Name, MissingKey: f.MissingKey, InFlight: f.InFlight.status,
 		InFlightWait: f.InFlight.wait, Mismatch: f.Mismatch,
-		ReplayHeader: http.CanonicalHeaderKey(f.ReplayHeader), ReplayErrors: f.ReplayErrors}
+		ReplayHeader: http.CanonicalHeaderKey(f.ReplayHeader), ReplayErrors: f.ReplayErrors,
+		RedecideRefusals: !f.ReplayRefusals}
 }
 
 // inFlight is the in_flight field: the status of a duplicate sent while the

@@ -30,6 +30,13 @@ func TestParseProfileYAMLAndJSON(t *testing.T) {
 	if p, err := ParseProfile([]byte("name: hex\nin_flight: 0x1ad\n")); err != nil || p.InFlight != 429 || p.InFlightWait {
 		t.Fatalf("in_flight: 0x1ad: %+v, %v", p, err)
 	}
+	for in, redecide := range map[string]bool{"name: forgetful\nreplay_refusals: false\n": true,
+		`{"name": "keeps", "replay_refusals": true}`: false, "name: default\n": false} {
+		p, err := ParseProfile([]byte(in))
+		if err != nil || p.RedecideRefusals != redecide {
+			t.Fatalf("%q: %+v, %v; want RedecideRefusals %v", in, p, err, redecide)
+		}
+	}
 	allowed, err := ParseProfile([]byte("name: lenient\nmissing_key: 0\n"))
 	if err != nil || allowed.MissingKey != 0 || allowed.InFlight != 409 || allowed.Mismatch != 422 {
 		t.Fatalf("missing_key 0: %+v, %v", allowed, err)
@@ -38,7 +45,7 @@ func TestParseProfileYAMLAndJSON(t *testing.T) {
 
 func TestParseProfileRejects(t *testing.T) {
 	cases := []struct{ name, in, want string }{
-		{"unknown field", "name: a\nin_flite: 409\n", "in_flite: unknown field (known: name, missing_key, in_flight, mismatch, replay_header, replay_errors) (line 2)"},
+		{"unknown field", "name: a\nin_flite: 409\n", "in_flite: unknown field (known: name, missing_key, in_flight, mismatch, replay_header, replay_errors, replay_refusals) (line 2)"},
 		{"unknown json field", `{"name": "a", "mismatch_status": 422}`, "mismatch_status: unknown field"},
 		{"string status", "name: a\nmismatch: unprocessable\n", `mismatch: want an integer, got "unprocessable" (line 2)`},
 		{"quoted status", "name: a\nin_flight: \"409\"\n", `in_flight: want an integer, got "409" (line 2)`},
@@ -48,6 +55,7 @@ func TestParseProfileRejects(t *testing.T) {
 		{"in flight bool", "name: a\nin_flight: true\n", `in_flight: want a 4xx status or wait, got "true" (line 2)`},
 		{"in flight huge", "name: a\nin_flight: 99999999999\n", `in_flight: want a 4xx status or wait, got "99999999999" (line 2)`},
 		{"bool as string", "name: a\nreplay_errors: \"true\"\n", "replay_errors: want true or false"},
+		{"refusals as word", "name: a\nreplay_refusals: never\n", "replay_refusals: want true or false"},
 		{"list name", "name: [a]\n", "name: want a string, got a list"},
 		{"status 2xx", "name: a\nin_flight: 200\n", "in_flight: 200 is not a 4xx status"},
 		{"status 5xx", "name: a\nmissing_key: 503\n", "missing_key: 503 is not a 4xx status (or 0: allowed)"},

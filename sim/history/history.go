@@ -87,6 +87,10 @@ type Account struct {
 	ID      string `json:"id"`
 	Opening int64  `json:"opening"`
 	Balance int64  `json:"balance"`
+	// Credited is what the run paid into the account after it was opened
+	// (a top-up): the balance is the opening balance plus it, minus the
+	// charges. Absent from older documents, which read as 0.
+	Credited int64 `json:"credited,omitempty"`
 }
 
 // Ledger is the ground truth read from Postgres after the run.

@@ -62,6 +62,9 @@ type Op struct {
 	// MaxTries bounds the tries; Tries plans the first ones.
 	MaxTries int   `json:"max_tries"`
 	Tries    []Try `json:"tries,omitempty"`
+	// Stage is the op's stage (stages.go): it starts once every op of the
+	// earlier stages has finished. 0 in a plan without stages.
+	Stage int `json:"stage,omitempty"`
 }
 
 // TryAt returns the plan of try n (1-based). Tries past the planned ones go
@@ -84,6 +87,8 @@ type Plan struct {
 	// user's ledger outlives runs, so the same seed twice must not send the
 	// same keys twice.
 	Nonce uint64 `json:"nonce,omitempty"`
+	// TopUps pay money into accounts between stages (stages.go).
+	TopUps []TopUp `json:"top_ups,omitempty"`
 }
 
 // Rekey gives every key of the plan a fresh one derived from the key and
@@ -148,7 +153,7 @@ func (p Plan) Validate() error {
 		}
 		ids[o.ID] = true
 	}
-	return nil
+	return p.validateStages()
 }
 
 // Route routes every try of every op to a replica drawn from rng, after

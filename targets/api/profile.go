@@ -27,6 +27,15 @@ type Profile struct {
 	ReplayHeader string `json:"replay_header,omitempty"`
 	// ReplayErrors allows a 5xx to be replayed for a key whose work committed nothing.
 	ReplayErrors bool `json:"replay_errors"`
+	// RedecideRefusals says the service does not keep a business refusal
+	// (StatusDeclined) with its key, by design: a retry of a declined key
+	// is decided again, and may charge once the account is funded (a
+	// profile file's "replay_refusals: false"). The checker then reports
+	// refusal_not_replayed as a documented deviation, not an anomaly.
+	// Absent from older documents, which read as false: a refusal must be
+	// replayed, as ietf (the draft: a retry gets the earlier result,
+	// "success or an error") and stripe (a decline is replayed) require.
+	RedecideRefusals bool `json:"redecide_refusals,omitempty"`
 	// File is where a custom profile was read from (empty: built in).
 	File string `json:"file,omitempty"`
 }

@@ -31,7 +31,8 @@ type Querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
-// schema is idempotent: Migrate may run on every start. The view
+// schema is idempotent: Migrate may run on every start (a database made
+// before accounts had credited gets the column). The view
 // charge_rows is the ledger as an external run reads it (--ledger-query):
 // one row per charge with the charge id the API answers and the attempt
 // that made it.
@@ -40,8 +41,10 @@ CREATE TABLE IF NOT EXISTS accounts (
 	id       text PRIMARY KEY,
 	currency text NOT NULL,
 	opening  bigint NOT NULL,
-	balance  bigint NOT NULL
+	balance  bigint NOT NULL,
+	credited bigint NOT NULL DEFAULT 0
 );
+ALTER TABLE accounts ADD COLUMN IF NOT EXISTS credited bigint NOT NULL DEFAULT 0;
 CREATE TABLE IF NOT EXISTS charges (
 	seq             bigserial PRIMARY KEY,
 	account         text NOT NULL REFERENCES accounts(id),
@@ -133,6 +136,25 @@ func refusal(ctx context.Context, q Querier, account string) error {
 		return ErrUnknownAccount
 	}
 	return ErrInsufficientFunds
+}
+
+// TopUp credits amount to an account: money paid in, not a charge. The
+// account's credited total grows with its balance, so the balance stays
+// its opening balance plus its credits minus its charges.
+func TopUp(ctx context.Context, q Querier, id string, amount int64) (api.Account, error) {
+	a := api.Account{ID: id}
+	if amount <= 0 {
+		return a, fmt.Errorf("top up %s: amount %d is not a positive number of minor units", id, amount)
+	}
+	err := q.QueryRow(ctx, `UPDATE accounts SET balance = balance + $2, credited = credited + $2 WHERE id = $1
+		RETURNING balance, currency`, id, amount).Scan(&a.Balance, &a.Currency)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return a, ErrUnknownAccount
+	}
+	if err != nil {
+		return a, fmt.Errorf("top up %s: %w", id, err)
+	}
+	return a, nil
 }
 
 // ChargeID names the charge with ledger sequence number seq.

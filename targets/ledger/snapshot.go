@@ -30,9 +30,10 @@ func (r ChargeRow) ID() string { return ChargeID(r.Seq) }
 
 // AccountRow is one account as it stands.
 type AccountRow struct {
-	ID      string
-	Opening int64
-	Balance int64
+	ID       string
+	Opening  int64
+	Balance  int64
+	Credited int64 // the top-ups paid in since the account was opened
 }
 
 // Snapshot is the whole ledger at one moment.
@@ -53,7 +54,7 @@ func Read(ctx context.Context, q Querier) (Snapshot, error) {
 	if err != nil {
 		return l, fmt.Errorf("read charges: %w", err)
 	}
-	rows, err = q.Query(ctx, `SELECT id, opening, balance FROM accounts ORDER BY id`)
+	rows, err = q.Query(ctx, `SELECT id, opening, balance, credited FROM accounts ORDER BY id`)
 	if err != nil {
 		return l, fmt.Errorf("read accounts: %w", err)
 	}

@@ -91,6 +91,7 @@ func New(cfg Config) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+api.PathCharges, h.charge)
 	mux.HandleFunc("GET "+api.PathAccounts+"{id}", h.account)
+	mux.HandleFunc("POST "+api.PathAccounts+"{id}"+api.TopUpSuffix, h.topUp)
 	return mux
 }
 
@@ -143,6 +144,12 @@ func (h *handler) write(w http.ResponseWriter, resp strategy.Response) {
 
 func (h *handler) account(w http.ResponseWriter, req *http.Request) {
 	a, err := ledger.Balance(req.Context(), h.cfg.Pool, req.PathValue("id"))
+	h.writeAccount(w, a, err)
+}
+
+// writeAccount answers an account read or credited: 200 with it, 404 for
+// an unknown account, 503 when the ledger failed.
+func (h *handler) writeAccount(w http.ResponseWriter, a api.Account, err error) {
 	switch {
 	case errors.Is(err, ledger.ErrUnknownAccount):
 		h.write(w, strategy.Failure(http.StatusNotFound, api.CodeNotFound, "unknown account"))
@@ -151,6 +158,25 @@ func (h *handler) account(w http.ResponseWriter, req *http.Request) {
 	default:
 		h.write(w, strategy.JSON(http.StatusOK, a))
 	}
+}
+
+// topUp pays money into an account (POST /v1/accounts/{id}/top-ups): 200
+// with the account's new balance, 400 for a bad body, 404 for an unknown
+// account. It is not idempotent: each request credits once.
+func (h *handler) topUp(w http.ResponseWriter, req *http.Request) {
+	var t api.TopUp
+	dec := json.NewDecoder(io.LimitReader(req.Body, maxBody))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&t)
+	if err == nil {
+		err = t.Validate()
+	}
+	if err != nil {
+		h.write(w, strategy.Failure(http.StatusBadRequest, api.CodeBadRequest, "body: "+err.Error()))
+		return
+	}
+	a, err := ledger.TopUp(req.Context(), h.cfg.Pool, req.PathValue("id"), t.Amount)
+	h.writeAccount(w, a, err)
 }
 
 // chargeID extracts the charge id of a 2xx answer.

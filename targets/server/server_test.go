@@ -18,11 +18,11 @@ var pay = api.ChargeRequest{Account: "acct-1", Amount: 1250, Currency: "EUR"}
 
 // idempotent are the strategies with a key layer.
 var idempotent = []string{"memory", "redis-getset", "redis-setnx", "redis-sticky", "redis-cache-errors",
-	"pg-split-tx", "pg-nofingerprint", "pg-tx", "redis-pg-guard"}
+	"pg-split-tx", "pg-nofingerprint", "pg-blocking-claim", "pg-success-only", "pg-tx", "redis-pg-guard"}
 
 // fingerprinted are those that also refuse a key reused with another payload.
 var fingerprinted = []string{"memory", "redis-getset", "redis-setnx", "redis-sticky", "redis-cache-errors",
-	"pg-split-tx", "pg-tx", "redis-pg-guard"}
+	"pg-split-tx", "pg-blocking-claim", "pg-success-only", "pg-tx", "redis-pg-guard"}
 
 func TestChargeDebitsAndAnswers201(t *testing.T) {
 	for _, name := range design.Names() {
@@ -106,8 +106,14 @@ func TestInsufficientFundsIs402AndReplayed(t *testing.T) {
 			if a.status != http.StatusPaymentRequired || a.errBody.Code != api.CodeInsufficientFunds {
 				t.Fatalf("got %d %s; want 402 insufficient_funds", a.status, a.raw)
 			}
-			if b := tg.post(t, "k-1", "a2", big); b.status != http.StatusPaymentRequired || b.raw != a.raw {
+			b := tg.post(t, "k-1", "a2", big)
+			if b.status != http.StatusPaymentRequired || b.raw != a.raw {
 				t.Fatalf("retry got %d %s; want the stored 402", b.status, b.raw)
+			}
+			// pg-success-only keeps only 2xx answers: its retry was decided
+			// again (the same 402 while the account is still short)
+			if keeps := name != "pg-success-only"; b.replayed != keeps {
+				t.Fatalf("retry marked replayed=%v; want %v", b.replayed, keeps)
 			}
 			if n := tg.charges(t); n != 0 {
 				t.Fatalf("%d charges; want 0", n)

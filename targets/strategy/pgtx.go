@@ -20,10 +20,17 @@ import (
 // makes a second INSERT of a key that an open transaction inserted wait for
 // that transaction. A duplicate sent while the first request is in flight is
 // held until it commits, then replayed, instead of getting 409 at once.
+//
+// With successOnly (pg-success-only) only a 2xx is stored with the key, a
+// common middleware default: any other answer of the work, a declined
+// charge (402) among them, deletes the key row in the same transaction,
+// releasing the key. A retry of a declined key is then decided again, and
+// charges once the account is funded.
 type pgTx struct {
 	deps          Deps
 	fingerprint   bool
 	blockingClaim bool
+	successOnly   bool
 }
 
 // errBusy aborts the transaction of a duplicate that found the key locked.
@@ -70,6 +77,9 @@ func (s pgTx) work(ctx context.Context, tx pgx.Tx, r Request) (Response, error) 
 	if _, err := insertKeyRow(ctx, tx, r); err != nil {
 		return Response{}, err
 	}
+	if s.successOnly {
+		return chargeAndStoreSuccess(ctx, s.deps, tx, r)
+	}
 	return chargeAndStore(ctx, s.deps, tx, r)
 }
 
@@ -104,6 +114,24 @@ func chargeAndStore(ctx context.Context, d Deps, tx pgx.Tx, r Request) (Response
 	resp, err := charge(ctx, tx, r)
 	if err != nil {
 		return Response{}, err
+	}
+	d.at(ctx, api.BeforeStoreResponse, r)
+	return resp, storeKeyResponse(ctx, tx, r.Key, resp)
+}
+
+// chargeAndStoreSuccess charges on tx and stores the response with the
+// key row only when it is a 2xx; any other answer deletes the key row.
+func chargeAndStoreSuccess(ctx context.Context, d Deps, tx pgx.Tx, r Request) (Response, error) {
+	resp, err := charge(ctx, tx, r)
+	if err != nil {
+		return Response{}, err
+	}
+	if resp.Status/100 != 2 {
+		_, err := tx.Exec(ctx, `DELETE FROM idempotency_keys WHERE key = $1`, r.Key)
+		if err != nil {
+			return Response{}, fmt.Errorf("release key: %w", err)
+		}
+		return resp, nil
 	}
 	d.at(ctx, api.BeforeStoreResponse, r)
 	return resp, storeKeyResponse(ctx, tx, r.Key, resp)

@@ -21,6 +21,7 @@ const (
 	caseStoreError   = "store-error"         // d: Postgres fails under one request
 	caseOtherReplica = "other-replica"       // e: the retry lands on another instance
 	caseLostWrite    = "lost-response-write" // f: the response write after the commit is lost
+	caseRefusal      = "refusal"             // g: a declined charge retried once the account is funded
 )
 
 func contractCases() []contractCase {
@@ -31,5 +32,6 @@ func contractCases() []contractCase {
 		{name: caseStoreError, run: storeErrorCase},
 		{name: caseOtherReplica, run: otherReplicaCase},
 		{name: caseLostWrite, tune: shortClaim, run: lostWriteCase},
+		{name: caseRefusal, run: refusalCase},
 	}
 }

@@ -13,7 +13,7 @@ import (
 var mustFail = map[string][]string{
 	// No key layer: every retry charges again, whatever it carries, and a
 	// duplicate waits on the first one's row lock, then charges too.
-	"none": {caseReplay, caseMismatch, caseInFlight, caseOtherReplica, caseLostWrite},
+	"none": {caseReplay, caseMismatch, caseInFlight, caseOtherReplica, caseLostWrite, caseRefusal},
 	// Per-process state: correct on one instance, blind on another.
 	"memory": {caseOtherReplica},
 	// Check-then-act: a duplicate let through between GET and SET charges
@@ -34,8 +34,11 @@ var mustFail = map[string][]string{
 	// The claim is a plain INSERT ... ON CONFLICT DO NOTHING: B waits on
 	// A's open transaction (B was held), then gets A's replay, not 409.
 	"pg-blocking-claim": {caseInFlight},
-	"pg-tx":             nil,
-	"redis-pg-guard":    nil,
+	// Only a 2xx is stored: the declined key is released, and its retry,
+	// once the account is funded, charges.
+	"pg-success-only": {caseRefusal},
+	"pg-tx":           nil,
+	"redis-pg-guard":  nil,
 }
 
 func expectedToFail(strategy, c string) bool { return slices.Contains(mustFail[strategy], c) }
