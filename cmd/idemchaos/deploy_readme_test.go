@@ -91,9 +91,7 @@ func userCommands(t *testing.T) []string {
 		}
 	}
 	texts = append(texts, indented)
-	for _, block := range fencedBlocks(readmeSection(t)) {
-		texts = append(texts, block)
-	}
+	texts = append(texts, fencedBlocks(readmeSection(t))...)
 	for _, f := range deployFiles {
 		var comments []string
 		for _, line := range strings.Split(string(readRepoFile(t, f)), "\n") {
