@@ -15,28 +15,32 @@ import (
 // repoRoot is where docker-compose.yml lives, seen from this package.
 const repoRoot = "../.."
 
-// composeFile is the part of docker-compose.yml the tests look at.
+// composeFile is the part of a compose file the tests look at.
 type composeFile struct {
-	Services map[string]struct {
-		Image   string `json:"image"`
-		Command any    `json:"command"`
-		Build   struct {
-			Context    string `json:"context"`
-			Dockerfile string `json:"dockerfile"`
-		} `json:"build"`
-		Ports       []string       `json:"ports"`
-		Volumes     []string       `json:"volumes"`
-		Environment map[string]any `json:"environment"`
-		Healthcheck struct {
-			Test []string `json:"test"`
-		} `json:"healthcheck"`
-	} `json:"services"`
+	Services map[string]composeService `json:"services"`
 }
 
-// loadCompose parses docker-compose.yml (YAML, read as JSON-shaped data).
-func loadCompose(t *testing.T) composeFile {
+// composeService is one service of a compose file.
+type composeService struct {
+	Image   string `json:"image"`
+	Command any    `json:"command"`
+	Build   struct {
+		Context    string `json:"context"`
+		Dockerfile string `json:"dockerfile"`
+	} `json:"build"`
+	Ports       []string       `json:"ports"`
+	Volumes     []string       `json:"volumes"`
+	Environment map[string]any `json:"environment"`
+	Healthcheck struct {
+		Test []string `json:"test"`
+	} `json:"healthcheck"`
+}
+
+// loadCompose parses a compose file of the repository (YAML, read as
+// JSON-shaped data).
+func loadCompose(t *testing.T, name string) composeFile {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(repoRoot, "docker-compose.yml"))
+	data, err := os.ReadFile(filepath.Join(repoRoot, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +62,7 @@ func loadCompose(t *testing.T) composeFile {
 // TestComposeFileShape: the four services, pinned images, ports on loopback
 // only, a healthcheck each, and a paymentd command paymentd accepts.
 func TestComposeFileShape(t *testing.T) {
-	f := loadCompose(t)
+	f := loadCompose(t, "docker-compose.yml")
 	images := map[string]string{"redis": "redis:7-alpine", "postgres": "postgres:15-alpine",
 		"toxiproxy": "ghcr.io/shopify/toxiproxy:2.12.0", "paymentd": "idemchaos/paymentd:local"}
 	if len(f.Services) != len(images) {
@@ -94,6 +98,18 @@ func checkPaymentdService(t *testing.T, f composeFile) {
 	if _, err := os.Stat(filepath.Join(repoRoot, s.Build.Context, s.Build.Dockerfile)); err != nil || s.Build.Context != "." {
 		t.Errorf("paymentd build %+v: %v", s.Build, err)
 	}
+	c := paymentdCommand(t, s)
+	// the stores through the compose Toxiproxy: --postgres-proxy and --redis-proxy faults
+	if c.strategy != "pg-tx" || c.listen != "0.0.0.0:8080" || c.redisURL != "redis://toxiproxy:6380/0" ||
+		!strings.HasPrefix(c.postgresURL, "postgres://postgres@toxiproxy:5433/") {
+		t.Errorf("compose command parsed as %+v", c)
+	}
+}
+
+// paymentdCommand parses a service's paymentd command (the strategy
+// variable at its default) with paymentd's own flags.
+func paymentdCommand(t *testing.T, s composeService) config {
+	t.Helper()
 	args, _ := s.Command.([]any)
 	var argv []string
 	for _, a := range args {
@@ -106,10 +122,22 @@ func checkPaymentdService(t *testing.T, f composeFile) {
 	if err != nil {
 		t.Fatalf("paymentd rejects its compose command %v: %v", argv, err)
 	}
-	// the stores through the compose Toxiproxy: --postgres-proxy and --redis-proxy faults
-	if c.strategy != "pg-tx" || c.listen != "0.0.0.0:8080" || c.redisURL != "redis://toxiproxy:6380/0" ||
+	return c
+}
+
+// TestDeployComposePayments: in deploy/compose.yaml paymentd stands for a
+// user's service: built from its Dockerfile, a command paymentd accepts,
+// its Postgres reached through the compose Toxiproxy (whose proxy the
+// idemchaos service cuts; cmd/idemchaos checks that side).
+func TestDeployComposePayments(t *testing.T) {
+	s := loadCompose(t, "deploy/compose.yaml").Services["payments"]
+	if _, err := os.Stat(filepath.Join(repoRoot, "deploy", s.Build.Context, s.Build.Dockerfile)); err != nil {
+		t.Errorf("payments build %+v: %v", s.Build, err)
+	}
+	c := paymentdCommand(t, s)
+	if c.strategy != "pg-tx" || c.listen != "0.0.0.0:8080" || c.redisURL != "redis://redis:6379/0" ||
 		!strings.HasPrefix(c.postgresURL, "postgres://postgres@toxiproxy:5433/") {
-		t.Errorf("compose command parsed as %+v", c)
+		t.Errorf("payments command parsed as %+v", c)
 	}
 }
 
