@@ -18,6 +18,9 @@ const (
 	// referenceTTL is what the reference rows are started with (claim and
 	// key TTL), as cmd/idemchaos's own all-scenarios test starts paymentd.
 	referenceTTL = 250 * time.Millisecond
+	// lambdaTimeout is the Powertools target's function timeout, Lambda's
+	// default: its in-progress records expire with it.
+	lambdaTimeout = 3 * time.Second
 )
 
 const (
@@ -76,10 +79,10 @@ var Catalog = []Target{
 		Kind: Node, Dir: "conformance/node-idempotency", Args: []string{"--storage", "redis"}, Redis: true, Replicas: 2, ClaimTimeout: libraryClaim,
 		Setup: "new Idempotency(new RedisStorageAdapter({url})) defaults; two processes sharing Redis", Promises: nodeIdemPromises},
 	{Name: "powertools-redis", Library: "@aws-lambda-powertools/idempotency makeIdempotent, CachePersistenceLayer on @redis/client", Version: powertoolsVersion,
-		Source: powertoolsSource, Kind: Node, Dir: "conformance/powertools", Args: []string{"--function-timeout-ms", "1000"}, Redis: true, Replicas: 2,
-		ClaimTimeout: libraryClaim,
+		Source: powertoolsSource, Kind: Node, Dir: "conformance/powertools", Args: []string{"--function-timeout-ms", "3000"}, Redis: true, Replicas: 2,
+		ClaimTimeout: lambdaTimeout,
 		Setup: "makeIdempotent(handler, {persistenceStore: new CachePersistenceLayer({client})}), key from the Idempotency-Key header, body validated; " +
-			"each request an invocation with a 1 s Lambda-like context; two processes sharing Redis", Promises: powertoolsPromises},
+			"each request an invocation with a Lambda-like context of Lambda's default 3 s timeout; two processes sharing Redis", Promises: powertoolsPromises},
 }
 
 // reference is the row of a built-in strategy, served by paymentd with

@@ -71,9 +71,6 @@ var Profiles = []api.Profile{api.IETF, api.Stripe}
 // charge_rows view).
 const LedgerQuery = "SELECT idempotency_key, account, amount, id, attempt_id FROM charge_rows"
 
-// Row names a target under a profile: the name its results carry.
-func Row(t Target, p api.Profile) string { return t.Name + "." + p.Name }
-
 // Lookup finds the targets named, in catalog order; names nil means all.
 func Lookup(names []string) ([]Target, error) {
 	if len(names) == 0 {

@@ -81,8 +81,10 @@ function failure(status, code, message) {
 
 // charge makes the charge of body under key, reporting before-commit and
 // after-commit to fp, and returns the answer: 201 and the charge; 402 or
-// 404 for a business refusal; 503 when the ledger failed.
-async function charge(pool, fp, body, key, attempt) {
+// 404 for a business refusal; 503 when the ledger failed; 504 when alive()
+// (if given) says, right before the commit, that the invocation is past
+// its deadline (it rolls back, as a stopped invocation does).
+async function charge(pool, fp, body, key, attempt, alive) {
   if (!validCharge(body)) return failure(400, 'invalid_request', 'bad charge request');
   let client;
   try {
@@ -90,6 +92,10 @@ async function charge(pool, fp, body, key, attempt) {
   } catch (err) {
     return failure(503, 'store_unavailable', String(err.message || err));
   }
+  // a link cut while the client is checked out is emitted on the client:
+  // the query in flight fails with it, the process must not
+  const onError = () => {};
+  client.on('error', onError);
   let release = true;
   try {
     await client.query('BEGIN');
@@ -107,6 +113,10 @@ async function charge(pool, fp, body, key, attempt) {
        VALUES ($1, $2, $3, NULLIF($4, ''), NULLIF($5, ''), 0) RETURNING seq`,
       [body.account, body.amount, body.currency, key || '', attempt || '']);
     await fp.at('before-commit', key);
+    if (alive && !alive()) {
+      await client.query('ROLLBACK');
+      return failure(504, 'timeout', 'the invocation timed out');
+    }
     await client.query('COMMIT');
     await fp.at('after-commit', key);
     return {
@@ -118,6 +128,7 @@ async function charge(pool, fp, body, key, attempt) {
     release = err; // a broken connection is not given back to the pool
     return failure(503, 'store_unavailable', String(err.message || err));
   } finally {
+    client.off('error', onError);
     client.release(release === true ? undefined : release);
   }
 }

@@ -4,16 +4,20 @@
 // (CachePersistenceLayer) over a connected @redis/client, as the
 // documentation's "Using Redis Client" example sets it up. The
 // configuration is the documented one for an API Gateway event: the key is
-// the Idempotency-Key header (eventKeyJmesPath), the body is validated
-// against the key's first (payloadValidationJmesPath), and a replay is
-// marked Idempotent-Replayed by a responseHook (the documentation's
-// "Manipulating the idempotent response"). The record expires after the
-// default hour.
+// the Idempotency-Key header (eventKeyJmesPath), and a replay is marked
+// Idempotent-Replayed by a responseHook (the documentation's "Manipulating
+// the idempotent response"); everything else is the default (no payload
+// validation, records kept an hour). payloadValidationJmesPath is left
+// out on purpose: on this persistence layer it refuses every replay
+// (CachePersistenceLayer._updateRecord drops the payload hash; see
+// CONFORMANCE.md).
 //
 // Each HTTP request is one invocation: an API Gateway-style event and a
 // Lambda-like context whose getRemainingTimeInMillis counts down from
 // --function-timeout-ms (Lambda's default 3 s), so makeIdempotent
 // registers it and the in-progress record carries its expiry, as in Lambda.
+// As Lambda stops an invocation at its timeout, an invocation past its
+// deadline does not commit its charge: it rolls back and answers 504.
 // An idempotency error is answered 409 (in progress), 422 (payload
 // mismatch) or 500; the handler's own answer is sent as returned (or
 // replayed).
@@ -47,7 +51,6 @@ async function main() {
   const persistenceStore = new CachePersistenceLayer({ client });
   const config = new IdempotencyConfig({
     eventKeyJmesPath: 'headers."idempotency-key"',
-    payloadValidationJmesPath: 'body',
     responseHook: (response, record) => {
       response.headers = { ...(response.headers || {}), 'idempotent-replayed': 'true' };
       return response;
@@ -58,7 +61,8 @@ async function main() {
     const key = event.headers['idempotency-key'] || '';
     await fp.at('after-check', key);
     await fp.at('after-claim', key);
-    const answer = await svc.charge(pool, fp, JSON.parse(event.body || 'null'), key, event.headers[svc.ATTEMPT]);
+    const answer = await svc.charge(pool, fp, JSON.parse(event.body || 'null'), key, event.headers[svc.ATTEMPT],
+      () => context.getRemainingTimeInMillis() > 0);
     if (answer.status >= 500) {
       // an unhandled error: the library deletes the in-progress record
       throw Object.assign(new Error(answer.body.message), { answer });

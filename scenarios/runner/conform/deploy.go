@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -23,6 +24,11 @@ const (
 	accounts = 4
 	opening  = 1_000_000
 )
+
+// settle is how long the ledger is given to stop changing after a run's
+// last request: a target on a loaded machine may commit work its client
+// gave up on a second later.
+const settle = 3 * time.Second
 
 // deployment is one row's target, started: its ledger database, its store
 // links through the session's Toxiproxy, its processes, and the service
@@ -131,7 +137,7 @@ func openLedger(ctx context.Context, dsn string) error {
 // declares, the header it reads the key from.
 func (r Row) external(urls []string, d *deployment) scenarios.External {
 	e := scenarios.External{Name: r.Name(), URLs: urls, LedgerQuery: conformance.LedgerQuery,
-		ClaimTimeout: r.Target.ClaimTimeout, KeyTTL: r.Target.KeyTTL, Failpoints: true,
+		ClaimTimeout: r.Target.ClaimTimeout, KeyTTL: r.Target.KeyTTL, Settle: settle, Failpoints: true,
 		PostgresProxy: d.pg.Name, Shape: client.Shape{KeyHeader: r.Target.KeyHeader}}
 	if d.redis != nil {
 		e.RedisProxy = d.redis.Name
@@ -163,4 +169,6 @@ type Row struct {
 }
 
 // Name is the row's name in results and run directories.
-func (r Row) Name() string { return conformance.Row(r.Target, r.Profile) }
+func (r Row) Name() string {
+	return conformance.RowSpec{Target: r.Target, Profile: r.Profile.Name}.Name()
+}
