@@ -9,8 +9,9 @@ import (
 )
 
 // Verdict is the pinned part of a cell: its class and its anomalies, those
-// that showed in only some seeds marked as timing-dependent (they may or
-// may not show in a shorter run).
+// that depend on timing marked (they showed in only some seeds, or the
+// finding that explains them says so): they may or may not show in a
+// shorter run.
 type Verdict struct {
 	Row, Scenario string
 	Class         Class
@@ -29,7 +30,7 @@ func (t Table) Verdicts() []Verdict {
 			v := Verdict{Row: row.Name(), Scenario: sc, Class: c.Class}
 			for _, a := range c.Anomalies() {
 				name := string(a)
-				if c.Shown[a] < c.Seeds {
+				if f := Explain(row.Target.Name, sc, a); c.Shown[a] < c.Seeds || f != nil && f.Timing {
 					name += "?"
 				}
 				v.Anomalies = append(v.Anomalies, name)
