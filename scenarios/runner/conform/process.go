@@ -39,7 +39,6 @@ var servingLine = regexp.MustCompile(`(?:listening on|strategy \S+ on) (http://[
 func start(ctx context.Context, name, bin string, args []string) (*process, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	cmd.Env = append(os.Environ(), "NODE_ENV=production")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
