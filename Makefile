@@ -8,7 +8,7 @@ SEEDS ?= 1
 FUZZTIME ?= 5s
 FUZZTIME_SERVERS ?= 10s
 
-.PHONY: matrix test check setup build fuzz test-services-long test-long
+.PHONY: matrix test check setup build fuzz test-services-long test-long conformance
 
 matrix: setup
 	go run ./cmd/idemchaos matrix --seeds $(SEEDS)
@@ -43,6 +43,16 @@ fuzz: setup
 		done; \
 	done
 
+# The conformance table of the idempotency libraries (conformance/): every
+# target, every scenario that runs against it, ietf and stripe, CONFORMANCE_SEEDS
+# seeds per cell; rewrites CONFORMANCE.md and conformance/verdicts.golden
+# (the CI test compares one seed per cell with the latter).
+CONFORMANCE_SEEDS ?= 3
+conformance: setup
+	rm -rf conformance-run
+	go run ./cmd/idemchaos conformance --seeds $(CONFORMANCE_SEEDS) --out conformance-run \
+		--md CONFORMANCE.md --verdicts conformance/verdicts.golden
+
 # STATICCHECK is pinned: go run fetches that version through the module proxy.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
@@ -50,6 +60,7 @@ check:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	go vet ./...
 	go mod tidy -diff
+	cd conformance/fiber && go vet ./... && go mod tidy -diff
 	go run $(STATICCHECK) ./...
 
 build:

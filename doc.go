@@ -26,6 +26,9 @@
 //     targets, the pipeline, pool, sessions, soak and bench engines) and
 //     scenarios/scenariotest (the go test API).
 //   - reports/: the renderers.
+//   - conformance/: the conformance catalog (idempotency libraries, their
+//     promises and findings) and its table; the targets' sources beside
+//     it; scenarios/runner/conform starts them.
 //   - internal/: not a stable API.
 //
 // The root package holds no code; its test enforces the layering above.

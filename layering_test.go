@@ -95,7 +95,7 @@ var rules = []rule{
 		from: []string{
 			"reports", "scenarios/narrate", "scenarios/rundir", "scenarios",
 			"scenarios/spec", "scenarios/check", "targets/api",
-			"targets/strategy/design", "sim/history",
+			"targets/strategy/design", "sim/history", "conformance",
 		},
 		forbid: ioModules,
 	},

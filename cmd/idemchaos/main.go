@@ -80,11 +80,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdDemo(ctx, args[1:], stdout, stderr)
 	case "bench":
 		err = cmdBench(ctx, args[1:], stdout, stderr)
+	case "conformance":
+		err = cmdConformance(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitPass
 	default:
-		err = usageErrorf("unknown command %q (want list, run, matrix, soak, merge, check, report, demo or bench)", args[0])
+		err = usageErrorf("unknown command %q (want list, run, matrix, soak, merge, check, report, demo, bench or conformance)", args[0])
 	}
 	return report(ctx, err, stderr)
 }

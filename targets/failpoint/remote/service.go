@@ -50,21 +50,9 @@ func Middleware(next http.Handler) http.Handler { return Default.Middleware(next
 // did not end itself. A request without the header reaches next untouched.
 func (c *Client) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		raw := r.Header.Get(Header)
-		if raw == "" {
-			next.ServeHTTP(w, r)
-			return
-		}
-		u, err := c.controlURL(raw)
-		if err != nil {
-			c.warn("failpoints: ignoring %s on a request: %v", Header, err)
-			next.ServeHTTP(w, r)
-			return
-		}
-		st := &request{client: c, url: u, attempt: r.Header.Get(api.HeaderAttempt)}
-		ctx := context.WithValue(r.Context(), stateKey{}, st)
+		ctx, end := c.Begin(r.Context(), r.Header.Get(Header), r.Header.Get(api.HeaderAttempt))
 		next.ServeHTTP(w, r.WithContext(ctx))
-		st.end(ctx)
+		end()
 	})
 }
 

@@ -1,0 +1,241 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/idemchaos/idemchaos/conformance"
+	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/rundir"
+	"github.com/idemchaos/idemchaos/scenarios/runner/conform"
+	"github.com/idemchaos/idemchaos/targets/api"
+)
+
+// conformanceFlags are the flags of idemchaos conformance.
+type conformanceFlags struct {
+	common
+	targets, scens, profiles string
+	source, work             string
+	md, verdicts, golden     string
+	from                     string
+	first                    uint64
+	seeds, parallel          int
+	quiet                    bool
+}
+
+func cmdConformance(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
+	var f conformanceFlags
+	f.common.register(fs)
+	fs.StringVar(&f.targets, "targets", "", "comma-separated conformance targets (default: all)")
+	fs.StringVar(&f.scens, "scenarios", "", "comma-separated scenarios (default: all that can run)")
+	fs.StringVar(&f.profiles, "profiles", "", "comma-separated profiles (default: ietf,stripe)")
+	fs.StringVar(&f.source, "source", ".", "the idemchaos repository, where conformance/ and cmd/paymentd are")
+	fs.StringVar(&f.work, "work", "", "where the targets are built (default: a temporary directory)")
+	fs.Uint64Var(&f.first, "seed", 1, "first seed")
+	fs.IntVar(&f.seeds, "seeds", 3, "seeds per cell: seed, seed+1, ...")
+	fs.IntVar(&f.parallel, "parallel", 2, "targets run at once (1 to 4)")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress display")
+	fs.StringVar(&f.md, "md", "", "write the table, findings and promises as Markdown to FILE (CONFORMANCE.md)")
+	fs.StringVar(&f.verdicts, "verdicts", "", "write the verdicts, one line per cell, to FILE (conformance/verdicts.golden)")
+	fs.StringVar(&f.from, "from", "", "render a saved conformance run directory (its --out) again instead of running: after the findings changed")
+	fs.StringVar(&f.golden, "golden", "", "compare the verdicts with this golden file: exit 1 with the difference if a verdict changed")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	plan, err := f.plan()
+	if err != nil {
+		return err
+	}
+	if f.from != "" {
+		return f.rerender(plan, args, stdout, stderr)
+	}
+	if err := prepareOut(f.out); err != nil {
+		return err
+	}
+	work := f.work
+	if work == "" {
+		if work, err = os.MkdirTemp("", "idemchaos-conformance-*"); err != nil {
+			return envError(err)
+		}
+		defer os.RemoveAll(work)
+	}
+	s, err := open(ctx, f.common, 0, stderr)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	started := time.Now()
+	prog := newProgress(stderr, 0, f.quiet)
+	plan.Watch, plan.Out = prog, f.out
+	src, err := filepath.Abs(f.source)
+	if err != nil {
+		return usageErrorf("--source: %v", err)
+	}
+	out, err := conform.Run(ctx, conform.Env{Session: s, Builds: &conform.Builds{Source: src, Work: work, Log: stderr}}, plan)
+	prog.done()
+	if err != nil {
+		return envError(err)
+	}
+	took := time.Since(started)
+	fmt.Fprintf(stderr, "conformance took %s\n", took.Round(time.Millisecond))
+	doc := reports.NewDocument(out.Results, prog.lat, "conformance", started)
+	doc.Skipped = out.Skipped
+	if err := saveDocument(f.out, doc); err != nil {
+		return err
+	}
+	announceOut(stderr, f.out)
+	return f.finish(plan, doc, args, took, stdout, stderr)
+}
+
+// finish writes the run's table, findings and verdicts and judges them.
+func (f *conformanceFlags) finish(plan conform.Plan, doc reports.Document, args []string, took time.Duration, stdout, stderr io.Writer) error {
+	table := conformance.NewTable(f.rowSpecs(plan), plan.Scenarios, len(plan.Seeds), doc.Results, doc.Skipped)
+	if err := f.write(doc, table, args, took); err != nil {
+		return err
+	}
+	if err := reports.WriteTable(stdout, doc.Results); err != nil {
+		return err
+	}
+	return f.verdict(table, stderr)
+}
+
+// rerender renders the saved run of --from again, with the flags' rows,
+// scenarios and seed count.
+func (f *conformanceFlags) rerender(plan conform.Plan, args []string, stdout, stderr io.Writer) error {
+	file, err := os.Open(filepath.Join(f.from, rundir.DocumentFile))
+	if err != nil {
+		return usageErrorf("--from: %v", err)
+	}
+	defer file.Close()
+	doc, err := reports.ReadJSON(file)
+	if err != nil {
+		return usageErrorf("--from %s: %v", f.from, err)
+	}
+	f.out = ""
+	return f.finish(plan, doc, args, time.Duration(doc.DurationMS)*time.Millisecond, stdout, stderr)
+}
+
+// write saves what the run made: the run directory's document, its JSON,
+// JUnit and HTML reports, the Markdown and the verdicts.
+func (f *conformanceFlags) write(doc reports.Document, table conformance.Table, args []string, took time.Duration) error {
+	files := map[string]func(io.Writer) error{}
+	if f.out != "" {
+		files[filepath.Join(f.out, "conformance.json")] = func(w io.Writer) error { return reports.WriteJSON(w, doc) }
+		files[filepath.Join(f.out, "junit.xml")] = func(w io.Writer) error { return reports.WriteJUnit(w, doc) }
+		files[filepath.Join(f.out, "report.html")] = func(w io.Writer) error { return reports.WriteHTML(w, doc) }
+		files[filepath.Join(f.out, "CONFORMANCE.md")] = func(w io.Writer) error { return f.markdown(w, table, args, took) }
+	}
+	if f.md != "" {
+		files[f.md] = func(w io.Writer) error { return f.markdown(w, table, args, took) }
+	}
+	if f.verdicts != "" {
+		files[f.verdicts] = func(w io.Writer) error { return conformance.WriteVerdicts(w, table.Verdicts()) }
+	}
+	for path, write := range files {
+		if err := writeFileOrStdout(path, nil, write); err != nil {
+			return envError(err)
+		}
+	}
+	return nil
+}
+
+func (f *conformanceFlags) markdown(w io.Writer, table conformance.Table, args []string, took time.Duration) error {
+	return conformance.WriteMarkdown(w, table, conformance.Meta{Command: commandLine(args), Took: took})
+}
+
+// commandLine is the command that made the document, without the paths
+// that only name where its outputs went.
+func commandLine(args []string) string {
+	var keep []string
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case "--out", "--md", "--verdicts", "--golden", "--work", "--source", "--from", "-out", "-md", "-verdicts", "-golden", "-work", "-source", "-from":
+			i++
+			continue
+		case "--quiet", "-quiet":
+			continue
+		}
+		keep = append(keep, args[i])
+	}
+	return strings.TrimSpace("idemchaos conformance " + strings.Join(keep, " "))
+}
+
+// verdict: 1 when a finding is unexplained or a verdict differs from the
+// golden file, else 0.
+func (f *conformanceFlags) verdict(table conformance.Table, stderr io.Writer) error {
+	code := exitPass
+	for _, u := range table.Unexplained() {
+		fmt.Fprintf(stderr, "unexplained: %s (no finding of package conformance explains it)\n", u)
+		code = exitViolated
+	}
+	if f.golden != "" {
+		g, err := os.Open(f.golden)
+		if err != nil {
+			return usageErrorf("--golden: %v", err)
+		}
+		defer g.Close()
+		want, err := conformance.ReadVerdicts(g)
+		if err != nil {
+			return usageErrorf("--golden %s: %v", f.golden, err)
+		}
+		if diff := conformance.Compare(want, table.Verdicts()); len(diff) > 0 {
+			fmt.Fprintf(stderr, "verdicts changed from %s:\n%s\n", f.golden, strings.Join(diff, "\n"))
+			code = exitViolated
+		}
+	}
+	return verdictExit(code)
+}
+
+// rowSpecs are the plan's rows as the table names them.
+func (f *conformanceFlags) rowSpecs(p conform.Plan) []conformance.RowSpec {
+	out := make([]conformance.RowSpec, len(p.Rows))
+	for i, r := range p.Rows {
+		out[i] = conformance.RowSpec{Target: r.Target, Profile: r.Profile.Name}
+	}
+	return out
+}
+
+// plan reads the flags into the run's plan.
+func (f *conformanceFlags) plan() (conform.Plan, error) {
+	var p conform.Plan
+	names, err := splitList("targets", f.targets, conformance.Names())
+	if err != nil {
+		return p, err
+	}
+	targets, err := conformance.Lookup(names)
+	if err != nil {
+		return p, usageErrorf("%v", err)
+	}
+	if p.Scenarios, err = splitList("scenarios", f.scens, scenarios.Names()); err != nil {
+		return p, err
+	}
+	profNames, err := splitList("profiles", f.profiles, []string{api.IETF.Name, api.Stripe.Name})
+	if err != nil {
+		return p, err
+	}
+	if p.Seeds, err = seedList(f.first, f.seeds); err != nil {
+		return p, err
+	}
+	if f.parallel < 1 || f.parallel > 4 {
+		return p, usageErrorf("--parallel %d: want 1 to 4", f.parallel)
+	}
+	p.Parallel = f.parallel
+	for _, t := range targets {
+		for _, n := range profNames {
+			prof, err := api.ProfileByName(n)
+			if err != nil {
+				return p, usageErrorf("--profiles: %v", err)
+			}
+			p.Rows = append(p.Rows, conform.Row{Target: t, Profile: prof})
+		}
+	}
+	return p, nil
+}

@@ -1,0 +1,14 @@
+// Package conformance is the catalog of idemchaos's conformance run: the
+// idempotency libraries teams install, each wrapped around the payment
+// API's charge as its documentation sets it up (the targets in the
+// directories beside this file), and the built-in reference strategies;
+// what each library promises, with the file and function that says so;
+// how each anomaly the checker finds in them is explained by the library's
+// own code; and the table of the run (CONFORMANCE.md), which separates a
+// documented deviation from the IETF draft ("deviates") from a loss of
+// money ("breaks money").
+//
+// It is pure: it reads results and renders them. The runner
+// (scenarios/runner/conform) builds and starts the targets; the command
+// (idemchaos conformance) drives both.
+package conformance

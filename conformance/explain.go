@@ -1,0 +1,52 @@
+package conformance
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/idemchaos/idemchaos/scenarios/check"
+)
+
+// Finding explains an anomaly a library shows, by its own code: the
+// sentence of the table, and the upstream bug report (steps, expected,
+// actual). Documented deviations have no report.
+type Finding struct {
+	// Targets are the rows it explains: target names, or a family prefix
+	// ending in "-" ("fiber-").
+	Targets []string
+	// Scenarios it explains (nil: any).
+	Scenarios []string
+	Anomaly   check.Anomaly
+	// Text is one sentence that cites the library's file and function.
+	Text string
+	// Timing says the anomaly shows only when requests meet in a window
+	// (it needs enough seeds for a stable verdict).
+	Timing bool
+	Report *Report
+}
+
+// Report is a finding as an upstream bug report states it.
+type Report struct {
+	Title, Steps, Expected, Actual string
+}
+
+// explains reports whether f explains anomaly a of target in scenario.
+func (f Finding) explains(target, scenario string, a check.Anomaly) bool {
+	if f.Anomaly != a || (f.Scenarios != nil && !slices.Contains(f.Scenarios, scenario)) {
+		return false
+	}
+	return slices.ContainsFunc(f.Targets, func(t string) bool {
+		return t == target || strings.HasSuffix(t, "-") && strings.HasPrefix(target, t)
+	})
+}
+
+// Explain finds the finding that explains anomaly a of target in
+// scenario (nil: none does: an unexplained verdict).
+func Explain(target, scenario string, a check.Anomaly) *Finding {
+	for i := range Findings {
+		if Findings[i].explains(target, scenario, a) {
+			return &Findings[i]
+		}
+	}
+	return nil
+}

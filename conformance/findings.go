@@ -1,0 +1,67 @@
+package conformance
+
+import "github.com/idemchaos/idemchaos/scenarios/check"
+
+// The families of rows a finding is about.
+var (
+	fiber       = []string{"fiber-"}
+	fiberShared = []string{"fiber-redis-2"}
+	fiberRedis  = []string{"fiber-redis", "fiber-redis-2"}
+	nodeIdem    = []string{"node-idempotency-"}
+	powertools  = []string{"powertools-"}
+	libraries   = []string{"fiber-", "node-idempotency-", "powertools-"}
+)
+
+// Findings explain, by the libraries' own code, every anomaly the table
+// shows; the conformance test fails on one that none explains.
+var Findings = []Finding{
+	{Targets: libraries, Scenarios: []string{"missing-key"}, Anomaly: check.StatusContract,
+		Text: "a request without a key is charged without idempotency instead of refused with 400: Fiber skips the middleware (`middleware/idempotency/idempotency.go: New`, \"Don't execute middleware if the idempotency key is empty\"), " +
+			"@node-idempotency/core only refuses it with enforceIdempotency (`packages/core/src/idempotency.ts: Idempotency.isEnabled`), Powertools skips it unless throwOnNoIdempotencyKey (`src/IdempotencyHandler.ts: shouldSkipIdempotency`); documented, and what the stripe profile allows."},
+	{Targets: fiber, Anomaly: check.HeldDuplicate, Timing: true,
+		Text: "a duplicate of a key in flight waits on the middleware's per-key lock and then replays, instead of 409 at once (`middleware/idempotency/idempotency.go: New`, `cfg.Lock.Lock(key)` then the second `maybeWriteCachedResponse`; `locker.go: MemoryLock.Lock`); documented (\"Lock locks an idempotency key\")."},
+	{Targets: fiber, Scenarios: []string{"payload-mismatch"}, Anomaly: check.MismatchExecuted,
+		Text: "a retry with another amount under a used key gets the first request's stored response as its own 2xx: the middleware keeps no fingerprint of the request, the key alone finds the response (`middleware/idempotency/idempotency.go: New, maybeWriteCachedResponse`).",
+		Report: &Report{Title: "Fiber idempotency middleware replays a response to a request with a different body",
+			Steps:    "POST /v1/charges {\"amount\":1500} with X-Idempotency-Key K, then POST {\"amount\":1900} with the same K.",
+			Expected: "the second request is refused (422, the IETF draft's status for a key reused with another payload).",
+			Actual:   "it gets 201 and the first charge of 1500 as its own answer; the client believes 1900 was charged."}},
+	{Targets: fiber, Scenarios: []string{"payload-mismatch"}, Anomaly: check.LostAck,
+		Text: "the same replay acknowledges an amount that was never charged (1900 acked, 1500 in the ledger): the stored response is keyed on the key alone (`middleware/idempotency/idempotency.go: New`)."},
+	{Targets: fiberRedis, Scenarios: []string{"redis-fault-after-commit"}, Anomaly: check.DoubleCharge,
+		Text: "when the storage write fails after the handler committed, the middleware answers 500 and stores nothing (`middleware/idempotency/idempotency.go: New`, \"failed to save response\"), so the retry finds the key absent and charges again.",
+		Report: &Report{Title: "Fiber idempotency middleware charges twice when Storage.Set fails after the handler succeeded",
+			Steps:    "Storage: gofiber/storage/redis. POST with key K; the handler commits its charge; Redis is unreachable when the middleware stores the response; the client gets 500 and retries K once Redis is back.",
+			Expected: "the retry gets the charge's answer (or at least never charges again).",
+			Actual:   "the retry runs the handler again: two charges for one key. Nothing marks the key before the handler runs, so a lost Storage.Set leaves no trace."}},
+	{Targets: fiberShared, Anomaly: check.DoubleCharge, Timing: true,
+		Text: "two replicas sharing the Redis storage each take their own in-process lock (`middleware/idempotency/config.go: Config.Lock`, \"an in-memory locker for this process only\"; `locker.go: MemoryLock`), and the storage is written only after the handler: concurrent duplicates on two replicas both find the key absent and both charge.",
+		Report: &Report{Title: "Fiber idempotency middleware double-charges across replicas sharing a storage",
+			Steps:    "Two Fiber processes, both with idempotency.New(Config{Storage: redis.New(...)}) and the default Lock; send the same POST with the same X-Idempotency-Key to both at once.",
+			Expected: "one charge; the other request gets 409 or the replay.",
+			Actual:   "both run the handler: two charges for one key. The default Lock is per process and the storage holds nothing until the handler returns; the docs do not say a shared storage needs a shared Locker."}},
+	{Targets: fiberShared, Anomaly: check.ReplayMismatch, Timing: true,
+		Text: "the two charges of that race give the key two different 2xx answers, and the last Storage.Set decides which one later retries replay (`middleware/idempotency/idempotency.go: New`)."},
+	{Targets: nodeIdem, Scenarios: []string{"db-fault-mid-request"}, Anomaly: check.CachedError,
+		Text: "a 503 of the charge is stored as the key's final response and replayed to every retry for 24 h: onResponse stores `error` like a body and marks the key COMPLETE (`packages/core/src/idempotency.ts: Idempotency.onResponse`; the Express plugin stores every status, `packages/plugin-express/src/middleware.ts: handleResponse`), and a storage adapter cannot release a claim (`packages/storage/src/storage.ts: StorageAdapter` has no delete).",
+		Report: &Report{Title: "@node-idempotency/core: a transient failure poisons the key for cacheTTLMS",
+			Steps:    "onRequest for key K; the business logic fails on a database error (503); onResponse({error, additional: {statusCode: 503}}) as the Readme shows; the client retries K.",
+			Expected: "the retry runs again (a 5xx is never replayed, IETF draft), or the library offers a way to release the claim.",
+			Actual:   "every retry gets the stored 503 for 24 h; the alternative, not calling onResponse, leaves the key IN_PROGRESS (409) for 24 h: the StorageAdapter has no delete."}},
+	{Targets: nodeIdem, Scenarios: []string{"payload-mismatch"}, Anomaly: check.StatusContract,
+		Text: "a reused key with another body gets 422, the IETF status, where the stripe profile expects 400 (`packages/shared/src/http.ts: idempotency2HttpCodeMap`); documented."},
+	{Targets: powertools, Scenarios: []string{"payload-mismatch"}, Anomaly: check.MismatchExecuted,
+		Text: "without payloadValidationJmesPath the record holds no payload hash, so another amount under the key gets the first invocation's stored result (`src/persistence/BasePersistenceLayer.ts: validatePayload` is a no-op); the documented default."},
+	{Targets: powertools, Scenarios: []string{"payload-mismatch"}, Anomaly: check.LostAck,
+		Text: "the same replay acknowledges an amount that was never charged (`src/IdempotencyHandler.ts: determineResultFromIdempotencyRecord` returns the stored response whatever the payload)."},
+	{Targets: powertools, Scenarios: []string{"redis-fault-after-commit"}, Anomaly: check.DoubleCharge,
+		Text: "when the COMPLETED write fails after the function returned, the error is thrown outside the function, so the INPROGRESS record stays (`src/IdempotencyHandler.ts: #saveSuccessfulResult`); once its in-progress expiry (the invocation's remaining time) passes, the retry overwrites it as orphaned and runs the function again (`src/persistence/CachePersistenceLayer.ts: #putInProgressRecord`).",
+		Report: &Report{Title: "Powertools idempotency runs a function twice when the cache write after it fails",
+			Steps:    "makeIdempotent on a handler with CachePersistenceLayer; the handler commits a payment; the cache is unreachable for saveSuccess; the client retries after the Lambda timeout.",
+			Expected: "the retry gets the payment's result, or an error, never a second payment.",
+			Actual:   "IdempotencyPersistenceLayerError, then the retry finds the INPROGRESS record expired and runs the handler again: two payments."}},
+	{Targets: powertools, Scenarios: []string{"concurrent-duplicates", "forced-race", "retry-storm", "client-timeout-retry"}, Anomaly: check.DoubleCharge, Timing: true,
+		Text: "an invocation that outlives its in-progress expiry (a loaded machine) is taken over by a retry as orphaned (`src/persistence/CachePersistenceLayer.ts: #putInProgressRecord`), and a failing invocation deletes the key's record whoever wrote it last (`src/IdempotencyHandler.ts: #deleteInProgressRecord`), so a later retry runs the function again."},
+	{Targets: powertools, Scenarios: []string{"concurrent-duplicates", "forced-race", "retry-storm", "client-timeout-retry"}, Anomaly: check.ReplayMismatch, Timing: true,
+		Text: "the second run's result overwrites the first in the COMPLETED record (`src/persistence/CachePersistenceLayer.ts: _updateRecord`, a plain SET), so the key's 2xx answers name two charges."},
+}

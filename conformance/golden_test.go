@@ -1,0 +1,92 @@
+package conformance_test
+
+import (
+	"bytes"
+	"encoding/xml"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/idemchaos/idemchaos/conformance"
+	"github.com/idemchaos/idemchaos/targets/provision"
+	"github.com/idemchaos/idemchaos/targets/provision/provisiontest"
+)
+
+var services *provision.Services
+
+func TestMain(m *testing.M) { os.Exit(provisiontest.Main(m, &services)) }
+
+// TestConformanceVerdicts is the CI form of `make conformance`: every
+// target, every scenario that can run against it, under both profiles,
+// one seed per cell, compared with the committed verdicts
+// (conformance/verdicts.golden, which `make conformance` regenerates with
+// CONFORMANCE.md). A changed verdict fails with the difference; so does an
+// anomaly no finding explains, a target that does not build or start
+// (Node missing included), and a run that did not write its reports.
+func TestConformanceVerdicts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the conformance run takes minutes; -short leaves it to make conformance")
+	}
+	bin := filepath.Join(t.TempDir(), "idemchaos")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/idemchaos").CombinedOutput(); err != nil {
+		t.Fatalf("build idemchaos: %v\n%s", err, out)
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	cmd := exec.Command(bin, "conformance", "--seeds", "1", "--quiet", "--source", "..", "--out", out,
+		"--golden", "verdicts.golden")
+	cmd.Env = append(os.Environ(), "IDEMCHAOS_REDIS_URL="+services.RedisURL, "IDEMCHAOS_POSTGRES_URL="+services.PostgresURL)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	t.Logf("stderr:\n%s", lastLines(stderr.String(), 30))
+	if err != nil {
+		t.Fatalf("idemchaos conformance: %v (a changed verdict, an unexplained anomaly or a target that did not run: see stderr above)", err)
+	}
+	for _, f := range []string{"CONFORMANCE.md", "conformance.json", "junit.xml", "report.html"} {
+		if fi, err := os.Stat(filepath.Join(out, f)); err != nil || fi.Size() == 0 {
+			t.Errorf("the run wrote no %s: %v", f, err)
+		}
+	}
+	var suites struct {
+		XMLName xml.Name `xml:"testsuites"`
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "junit.xml")); err != nil || xml.Unmarshal(b, &suites) != nil {
+		t.Errorf("junit.xml is not a JUnit document: %v", err)
+	}
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// TestGoldenExplainsEveryAnomaly: every anomaly the committed verdicts
+// pin has a finding that explains it, by the library's code.
+func TestGoldenExplainsEveryAnomaly(t *testing.T) {
+	f, err := os.Open("verdicts.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	vs, err := conformance.ReadVerdicts(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) == 0 {
+		t.Fatal("no verdict pinned")
+	}
+	for _, v := range vs {
+		target, _, _ := strings.Cut(v.Row, ".")
+		for _, a := range v.Anomalies {
+			name := strings.TrimSuffix(a, "?")
+			if conformance.Explain(target, v.Scenario, anomaly(name)) == nil {
+				t.Errorf("%s / %s: %s is pinned but no finding explains it", v.Row, v.Scenario, name)
+			}
+		}
+	}
+}

@@ -1,0 +1,110 @@
+package conformance_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/idemchaos/idemchaos/conformance"
+	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/check"
+)
+
+func anomaly(name string) check.Anomaly { return check.Anomaly(name) }
+
+func result(row, sc string, v scenarios.Verdict, anomalies map[check.Anomaly]int) scenarios.Result {
+	return scenarios.Result{Strategy: row, Scenario: sc, Verdict: v, Anomalies: anomalies}
+}
+
+// TestJudgeClasses: a money anomaly outranks a deviation; a deviation
+// alone deviates; a seed that proved nothing makes a clean cell
+// inconclusive; an anomaly in some seeds only is timing.
+func TestJudgeClasses(t *testing.T) {
+	dc := map[check.Anomaly]int{check.DoubleCharge: 2}
+	sc := map[check.Anomaly]int{check.StatusContract: 1}
+	both := map[check.Anomaly]int{check.StatusContract: 1, check.HeldDuplicate: 3, check.LostAck: 1}
+	cases := []struct {
+		name   string
+		rs     []scenarios.Result
+		class  conformance.Class
+		timing bool
+	}{
+		{"pass", []scenarios.Result{result("r", "s", scenarios.Pass, nil)}, conformance.Pass, false},
+		{"deviates", []scenarios.Result{result("r", "s", scenarios.Fail, sc)}, conformance.Deviates, false},
+		{"money over deviation", []scenarios.Result{result("r", "s", scenarios.Fail, both)}, conformance.BreaksMoney, false},
+		{"money in one seed of two", []scenarios.Result{result("r", "s", scenarios.Fail, dc), result("r", "s", scenarios.Pass, nil)}, conformance.BreaksMoney, true},
+		{"inconclusive", []scenarios.Result{result("r", "s", scenarios.Inconclusive, nil)}, conformance.Inconclusive, false},
+	}
+	for _, c := range cases {
+		got := conformance.Judge("r", "s", c.rs)
+		if got.Class != c.class || got.Timing() != c.timing {
+			t.Errorf("%s: class %s timing %v; want %s timing %v", c.name, got.Class, got.Timing(), c.class, c.timing)
+		}
+	}
+}
+
+// TestCompareVerdicts: the same verdicts compare equal; another class, a
+// new or a lost anomaly is a difference; a timing-dependent anomaly may be
+// absent, and its absence may lower the class.
+func TestCompareVerdicts(t *testing.T) {
+	want := parse(t, `
+a.ietf x: breaks money (double_charge?, held_duplicate)
+a.ietf y: deviates (status_contract)
+a.ietf z: pass
+a.ietf w: breaks money (double_charge?)
+a.ietf v: skipped
+`)
+	same := parse(t, `
+a.ietf x: breaks money (double_charge, held_duplicate)
+a.ietf y: deviates (status_contract)
+a.ietf z: pass
+a.ietf w: pass
+a.ietf v: skipped
+`)
+	if d := conformance.Compare(want, same); len(d) != 0 {
+		t.Errorf("equal verdicts differ: %q", d)
+	}
+	lowered := parse(t, `
+a.ietf x: deviates (held_duplicate)
+a.ietf y: deviates (status_contract)
+a.ietf z: pass
+a.ietf w: breaks money (double_charge)
+a.ietf v: skipped
+`)
+	if d := conformance.Compare(want, lowered); len(d) != 0 {
+		t.Errorf("a missing timing-dependent anomaly counted: %q", d)
+	}
+	changed := parse(t, `
+a.ietf x: breaks money (double_charge)
+a.ietf y: breaks money (status_contract, lost_ack)
+a.ietf z: deviates (status_contract)
+a.ietf w: breaks money (double_charge)
+`)
+	d := conformance.Compare(want, changed)
+	for _, line := range []string{"+ a.ietf x: breaks money (double_charge)", "+ a.ietf y: breaks money (status_contract, lost_ack)",
+		"+ a.ietf z: deviates (status_contract)", "- a.ietf v: skipped"} {
+		if !contains(d, line) {
+			t.Errorf("difference lacks %q: %q", line, d)
+		}
+	}
+	if contains(d, "+ a.ietf w: breaks money (double_charge)") {
+		t.Errorf("w is as pinned: %q", d)
+	}
+}
+
+func parse(t *testing.T, s string) []conformance.Verdict {
+	t.Helper()
+	vs, err := conformance.ReadVerdicts(strings.NewReader(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vs
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
