@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"strings"
 	"time"
 
 	"github.com/idemchaos/idemchaos/scenarios/check"
@@ -63,13 +64,31 @@ func timelines(findings []check.Finding, obs Observation, plan workload.Plan, ga
 	var out []Timeline
 	seen := map[string]bool{}
 	for _, f := range findings {
-		if f.Key == "" || seen[f.Key] || len(out) == maxTimelines {
+		key := TimelineKey(f.Key)
+		if key == "" || seen[key] || len(out) == maxTimelines {
 			continue
 		}
-		seen[f.Key] = true
-		out = append(out, timelineOf(f.Key, obs, plan, gate))
+		seen[key] = true
+		out = append(out, timelineOf(key, obs, plan, gate))
 	}
 	return out
+}
+
+// TimelineKey is the key whose timeline tells a finding on the key name:
+// the checker names a key's later retention periods "key#2", "key#3" (a
+// charge after the key expired is a new request), and the timeline is the
+// key's whole story.
+func TimelineKey(name string) string {
+	i := strings.LastIndexByte(name, '#')
+	if i <= 0 || i == len(name)-1 {
+		return name
+	}
+	for _, r := range name[i+1:] {
+		if r < '0' || r > '9' {
+			return name
+		}
+	}
+	return name[:i]
 }
 
 func timelineOf(key string, obs Observation, plan workload.Plan, gate *GateSpec) Timeline {

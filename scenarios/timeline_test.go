@@ -68,3 +68,13 @@ func TestTimelineCarriesTheGateHold(t *testing.T) {
 		t.Fatalf("held %+v; want a timeout", tl.Held)
 	}
 }
+
+// TestTimelineOfALaterRetentionPeriod: a finding on "key#2" (the key used
+// again after its TTL) gets the key's whole timeline.
+func TestTimelineOfALaterRetentionPeriod(t *testing.T) {
+	obs := Observation{History: history.History{Attempts: []history.Attempt{{ID: "a", Key: "k"}, {ID: "b", Key: "k"}, {ID: "c", Key: "k#x"}}}}
+	tls := timelines([]check.Finding{{Key: "k#2"}, {Key: "k"}, {Key: "k#x"}}, obs, workload.Plan{}, nil)
+	if len(tls) != 2 || tls[0].Key != "k" || len(tls[0].Attempts) != 2 || tls[1].Key != "k#x" || len(tls[1].Attempts) != 1 {
+		t.Fatalf("timelines %+v; want k with its 2 attempts, then k#x (not a period's name)", tls)
+	}
+}
