@@ -98,7 +98,7 @@ func TestHTMLHeadlineSaysWhatToDoFirst(t *testing.T) {
 	for _, want := range []string{
 		`<h1><svg class="ic"><use href="#i-broke"/></svg>2 cells not as declared</h1>`,
 		`open <a href="#pg-tx/redis-fault-after-commit">pg-tx / redis-fault-after-commit</a>: a concurrent duplicate got 500`,
-		"Re-run it alone: <code>idemchaos run --strategy pg-tx --scenario redis-fault-after-commit --seed 1</code>",
+		"Re-run it: <code>idemchaos run --strategy pg-tx --scenario redis-fault-after-commit --seed 1</code>",
 	} {
 		if !strings.Contains(head, want) {
 			t.Errorf("headline lacks %q:\n%s", want, head)
@@ -132,7 +132,7 @@ func TestHTMLServiceHeadlineNamesTheGravestAnomaly(t *testing.T) {
 	out := visibleText(page(t, doc))
 	for _, want := range []string{
 		"Your service broke in 2 of 3 scenarios",
-		"What to do first: fix " + reports.Explain(check.DoubleCharge).Title + " in dropped-response : 2 charges for one key",
+		"What to do first: fix double_charge in dropped-response : 2 charges for one key",
 		"How to avoid it: " + reports.Explain(check.DoubleCharge).Avoid,
 	} {
 		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {

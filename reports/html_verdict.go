@@ -20,7 +20,7 @@ type headline struct {
 
 // firstStep points at the one cell to open first.
 type firstStep struct {
-	Lead, Anchor, Name, Rest, Avoid, Repro string
+	Lead, Code, Anchor, Name, Rest, Avoid, Repro string
 }
 
 // tally counts cells by state, in matrix order.
@@ -157,9 +157,8 @@ func worstStep(cells []Cell, anchors map[[2]string]string) *firstStep {
 				if r.Anomalies[a] == 0 {
 					continue
 				}
-				e := Explain(a)
-				s := &firstStep{Lead: "fix", Anchor: anchors[[2]string{c.Strategy, c.Scenario}],
-					Name: e.Title + " in " + c.Scenario, Avoid: e.Avoid, Repro: r.Repro}
+				s := &firstStep{Lead: "fix", Code: string(a), Anchor: anchors[[2]string{c.Strategy, c.Scenario}],
+					Name: c.Scenario, Avoid: Explain(a).Avoid, Repro: r.Repro}
 				for _, f := range r.Findings {
 					if f.Anomaly == a {
 						s.Rest = oneLine(f.Detail)

@@ -365,7 +365,8 @@ func (k keyStory) postgresLane() tlLane {
 }
 
 // redisLane: the faults on the link to Redis and the record read after the
-// run. A built-in strategy without Redis has no lane.
+// run. Without either, only a built-in strategy that keeps its records in
+// Redis has the lane (their absence is evidence).
 func (k keyStory) redisLane(strategy string) (tlLane, bool) {
 	l := tlLane{Name: "Redis", Sub: "idempotency records and the link", Note: "no record found in Redis after the run"}
 	for _, f := range k.placed {
@@ -384,10 +385,11 @@ func (k keyStory) redisLane(strategy string) (tlLane, bool) {
 		}
 		l.Rows = append(l.Rows, k.row("record", "after the run: "+joinNonEmpty(state, ttl), k.s.point(k.s.t1, "rec")))
 	}
-	if info, err := design.Lookup(strategy); err == nil && !info.Redis && len(l.Rows) == 0 {
-		return l, false
+	if len(l.Rows) > 0 {
+		return l, true
 	}
-	return l, true
+	info, err := design.Lookup(strategy) // a user's service: its Redis, if any, is not read
+	return l, err == nil && info.Redis
 }
 
 // spanText is a duration in the page's words: "15.3 ms", "1.5s", "24h".
