@@ -1,37 +1,16 @@
 package reports
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/idemchaos/idemchaos/sim/history"
+	"github.com/idemchaos/idemchaos/sim/workload"
 )
 
-// attemptLabel: attempt id, status or error, charge id, replayed.
-func attemptLabel(a history.Attempt) string {
-	answer := statusText(a.Status)
-	if answer == "" {
-		answer = shorten(a.Err, 40)
-	}
-	if answer == "" {
-		answer = string(a.Outcome)
-	}
-	return joinNonEmpty(a.ID, answer, a.ChargeID, flag(a.Replayed, "replayed"), flag(a.Hidden, "hidden"),
-		flag(a.ReplayProbe, "replay probe"))
-}
-
-func attemptTitle(a history.Attempt) string {
-	s := fmt.Sprintf("attempt %s (op %d, try %d) to replica %d: sent %s, returned %s, %s",
-		a.ID, a.Op, a.Try, a.Replica, msText(a.Call), msText(a.Return), a.Outcome)
-	if a.Err != "" {
-		s += ", error: " + a.Err
-	}
-	if a.Server == nil {
-		s += "; no server logged it"
-	}
-	return s + "; amount " + Money(a.Amount) + ", fingerprint " + a.Fingerprint
-}
+// moneyOf is an amount in minor units in major units with the currency of
+// the plans: "12.50 EUR".
+func moneyOf(minor int64) string { return Money(minor) + " " + workload.Currency }
 
 // attemptFlags lists what the attempts table marks beside the status.
 func attemptFlags(a history.Attempt) string {

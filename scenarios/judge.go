@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"github.com/idemchaos/idemchaos/scenarios/check"
-	"github.com/idemchaos/idemchaos/sim/history"
 )
 
 // Judge checks a finished cell; it is pure, so a saved record judged again
@@ -38,7 +37,7 @@ func Judge(rec Record) Result {
 	res := Result{Strategy: c.Strategy, Scenario: sc.Name, Seed: c.Seed, Profile: c.Profile.Name, Replicas: c.Replicas,
 		Anomalies: rep.Counts, Overcharged: rep.Overcharged, Requests: len(obs.History.Attempts),
 		DurationMS: took.Milliseconds(), Expected: expected, Faults: len(plan.Faults()),
-		Findings: rep.Findings, Deviations: rep.Deviations, Timelines: timelines(rep.Findings, obs), Repro: c.Repro(),
+		Findings: rep.Findings, Deviations: rep.Deviations, Timelines: timelines(rep.Findings, obs, plan, sc.Gate), Repro: c.Repro(),
 		Service: c.Target != nil}
 	if c.Adapted != nil {
 		res.Adapted = c.Adapted.Notes
@@ -63,50 +62,4 @@ func Judge(rec Record) Result {
 	}
 	res.AsExpected = matches(res)
 	return res
-}
-
-// maxTimelines bounds the keys whose full story a result keeps.
-const maxTimelines = 5
-
-// Timeline is the evidence of one key: every attempt and ledger charge for
-// it, and its Redis record if the strategy keeps one.
-type Timeline struct {
-	Key      string               `json:"key"`
-	Attempts []history.Attempt    `json:"attempts"`
-	Charges  []history.Charge     `json:"charges"`
-	Redis    *history.RedisRecord `json:"redis,omitempty"`
-}
-
-// timelines builds the timelines of the first keys the findings name.
-func timelines(findings []check.Finding, obs Observation) []Timeline {
-	var out []Timeline
-	seen := map[string]bool{}
-	for _, f := range findings {
-		if f.Key == "" || seen[f.Key] || len(out) == maxTimelines {
-			continue
-		}
-		seen[f.Key] = true
-		out = append(out, timelineOf(f.Key, obs))
-	}
-	return out
-}
-
-func timelineOf(key string, obs Observation) Timeline {
-	t := Timeline{Key: key}
-	for _, a := range obs.History.Attempts {
-		if a.Key == key {
-			t.Attempts = append(t.Attempts, a)
-		}
-	}
-	for _, c := range obs.Ledger.Charges {
-		if c.Key == key {
-			t.Charges = append(t.Charges, c)
-		}
-	}
-	for i := range obs.Ledger.Redis {
-		if obs.Ledger.Redis[i].Key == key {
-			t.Redis = &obs.Ledger.Redis[i]
-		}
-	}
-	return t
 }

@@ -25,3 +25,7 @@ func FromEnv() provision.Config {
 		PGBinDir:    os.Getenv("PG_BINDIR"),
 	}
 }
+
+// Artifacts is where tests save what a person should look at (the browser
+// tests' screenshots), from IDEMCHAOS_ARTIFACTS; empty: a test's temp dir.
+func Artifacts() string { return os.Getenv("IDEMCHAOS_ARTIFACTS") }

@@ -1,0 +1,181 @@
+package reports
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/check"
+)
+
+// headline is the top of the page: the verdict, what it means and what to
+// do first.
+type headline struct {
+	State hState
+	Title string
+	Lines []string
+	First *firstStep
+}
+
+// firstStep points at the one cell to open first.
+type firstStep struct {
+	Lead, Code, Anchor, Name, Rest, Avoid, Repro string
+}
+
+// tally counts cells by state, in matrix order.
+type tally struct {
+	by    map[string][]Cell
+	cells []Cell
+}
+
+func tallyOf(cells []Cell) tally {
+	t := tally{by: map[string][]Cell{}, cells: cells}
+	for _, c := range cells {
+		k := stateOf(c).Key
+		t.by[k] = append(t.by[k], c)
+	}
+	return t
+}
+
+func (t tally) n(s hState) int { return len(t.by[s.Key]) }
+
+// headlineOf sums up the page; anchors names each cell's section.
+func headlineOf(t tally, anchors map[[2]string]string, service bool, skipped int) headline {
+	if service {
+		return serviceHeadline(t, anchors, skipped)
+	}
+	bad := t.n(hBroke) + t.n(hMissed)
+	switch {
+	case bad > 0:
+		h := headline{State: hBroke, Title: plural(bad, "cell") + " not as declared",
+			Lines: []string{fmt.Sprintf("%d broke, %d missed; besides, %d caught as declared, %d passed, %d inconclusive.",
+				t.n(hBroke), t.n(hMissed), t.n(hCaught), t.n(hPass), t.n(hUnsure))}}
+		if t.n(hBroke) == 0 {
+			h.State = hMissed
+		}
+		first := append(append([]Cell(nil), t.by[hBroke.Key]...), t.by[hMissed.Key]...)[0]
+		h.First = stepTo(first, anchors, "open")
+		return h
+	case t.n(hUnsure) > 0:
+		return headline{State: hUnsure, Title: plural(t.n(hUnsure), "cell") + " inconclusive",
+			Lines: []string{fmt.Sprintf("Nothing else is off: %d caught as declared, %d passed. An inconclusive cell proved nothing.",
+				t.n(hCaught), t.n(hPass))},
+			First: stepTo(t.by[hUnsure.Key][0], anchors, "open")}
+	case len(t.cells) == 0:
+		return headline{State: hUnsure, Title: "Nothing ran", Lines: []string{"The document holds no results."}}
+	}
+	h := headline{State: hPass, Title: "Every cell as declared"}
+	if t.n(hCaught) == 0 {
+		h.Lines = []string{"Every cell passed, as the catalog declares."}
+		return h
+	}
+	flawed, clean := strategiesBy(t)
+	line := fmt.Sprintf("The harness works: %s caught in %s, each where the catalog declares it",
+		counted(len(flawed), "flawed strategy", "flawed strategies"), plural(t.n(hCaught), "cell"))
+	if len(clean) > 0 {
+		line += "; " + strings.Join(clean, " and ") + " passed every scenario"
+	}
+	h.Lines = []string{line + "."}
+	h.First = stepTo(t.by[hCaught.Key][0], anchors, "nothing to fix. To see how idempotency breaks, open")
+	return h
+}
+
+// strategiesBy splits the strategies into those caught somewhere and those
+// that passed every cell.
+func strategiesBy(t tally) (flawed, clean []string) {
+	caught, order, allPass := map[string]bool{}, []string{}, map[string]bool{}
+	for _, c := range t.cells {
+		if _, seen := allPass[c.Strategy]; !seen {
+			order, allPass[c.Strategy] = append(order, c.Strategy), true
+		}
+		st := stateOf(c)
+		caught[c.Strategy] = caught[c.Strategy] || st == hCaught
+		allPass[c.Strategy] = allPass[c.Strategy] && st == hPass
+	}
+	for _, s := range order {
+		switch {
+		case caught[s]:
+			flawed = append(flawed, s)
+		case allPass[s]:
+			clean = append(clean, s)
+		}
+	}
+	return flawed, clean
+}
+
+func serviceHeadline(t tally, anchors map[[2]string]string, skipped int) headline {
+	ran := len(t.cells)
+	var lines []string
+	if skipped > 0 {
+		lines = append(lines, plural(skipped, "scenario")+" could not run against it: see Not run.")
+	}
+	switch {
+	case t.n(sBroke) > 0:
+		h := headline{State: sBroke, Title: fmt.Sprintf("Your service broke in %d of %s", t.n(sBroke), plural(ran, "scenario")),
+			Lines: lines}
+		if t.n(sUnsure) > 0 {
+			h.Lines = append([]string{plural(t.n(sUnsure), "scenario") + " inconclusive besides."}, h.Lines...)
+		}
+		h.First = worstStep(t.by[sBroke.Key], anchors)
+		return h
+	case t.n(sUnsure) > 0:
+		return headline{State: sUnsure, Title: fmt.Sprintf("Your service: %d of %s inconclusive", t.n(sUnsure), plural(ran, "scenario")),
+			Lines: append([]string{"Nothing broke, but an inconclusive scenario proved nothing."}, lines...),
+			First: stepTo(t.by[sUnsure.Key][0], anchors, "open")}
+	}
+	return headline{State: sPass, Title: "Your service passed every scenario run",
+		Lines: append([]string{plural(ran, "scenario") + " ran; no invariant broke."}, lines...)}
+}
+
+// stepTo points at a cell: its first finding, or why it proved nothing.
+func stepTo(c Cell, anchors map[[2]string]string, lead string) *firstStep {
+	s := &firstStep{Lead: lead, Anchor: anchors[[2]string{c.Strategy, c.Scenario}], Name: c.Strategy + " / " + c.Scenario}
+	rs, _ := shown(c)
+	if len(rs) == 0 {
+		return s
+	}
+	r := rs[0]
+	s.Repro = r.Repro
+	switch {
+	case len(r.Findings) > 0:
+		s.Rest = oneLine(r.Findings[0].Detail)
+	case len(r.Assumptions) > 0:
+		s.Rest = "it proved nothing: " + oneLine(r.Assumptions[0])
+	case r.Verdict == scenarios.Pass:
+		s.Rest = "the flaw was not caught (" + declarationOf(r) + ")"
+	}
+	return s
+}
+
+// worstStep points at the broken scenario with the gravest anomaly (the
+// checker's order: double charges first) and says how to avoid it.
+func worstStep(cells []Cell, anchors map[[2]string]string) *firstStep {
+	for _, a := range check.Anomalies() {
+		for _, c := range cells {
+			for _, r := range c.Results {
+				if r.Anomalies[a] == 0 {
+					continue
+				}
+				s := &firstStep{Lead: "fix", Code: string(a), Anchor: anchors[[2]string{c.Strategy, c.Scenario}],
+					Name: c.Scenario, Avoid: Explain(a).Avoid, Repro: r.Repro}
+				for _, f := range r.Findings {
+					if f.Anomaly == a {
+						s.Rest = oneLine(f.Detail)
+						break
+					}
+				}
+				return s
+			}
+		}
+	}
+	return stepTo(cells[0], anchors, "open")
+}
+
+// counted is "1 try", "3 tries": n with the word's singular or plural.
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
