@@ -142,6 +142,9 @@ func (r Row) external(urls []string, d *deployment) scenarios.External {
 	if d.redis != nil {
 		e.RedisProxy = d.redis.Name
 	}
+	if r.Target.Kind == conformance.Paymentd { // paymentd funds an account: business-refusal runs
+		e.TopUp = &scenarios.TopUp{Path: api.PathAccounts + "{{.Account}}" + api.TopUpSuffix, Body: scenarios.DefaultTopUpBody}
+	}
 	return e
 }
 
