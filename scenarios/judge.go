@@ -30,9 +30,11 @@ func Judge(rec Record) Result {
 	if c.Target != nil {
 		replay = c.Target.Replay
 	}
-	rep := check.Run(check.Input{History: obs.History, Ledger: obs.Ledger, Profile: c.Profile, TwoStores: twoStores, Replay: replay})
+	currency := plan.Currency()
+	rep := check.Run(check.Input{History: obs.History, Ledger: obs.Ledger, Profile: c.Profile, TwoStores: twoStores, Replay: replay,
+		Currency: currency})
 	res := Result{Strategy: c.Strategy, Scenario: sc.Name, Seed: c.Seed, Profile: c.Profile.Name, Replicas: c.Replicas,
-		Anomalies: rep.Counts, Overcharged: rep.Overcharged, Requests: len(obs.History.Attempts),
+		Anomalies: rep.Counts, Overcharged: rep.Overcharged, Currency: currency, Requests: len(obs.History.Attempts),
 		DurationMS: took.Milliseconds(), Expected: expected, Faults: len(plan.Faults()),
 		Findings: rep.Findings, Timelines: timelines(rep.Findings, obs), Repro: c.Repro(), Service: c.Target != nil}
 	if c.Adapted != nil {

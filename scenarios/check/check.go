@@ -94,6 +94,9 @@ type Input struct {
 	// Replay is how a replay must repeat the key's first 2xx: a property of
 	// the target (zero: byte for byte, as for the built-in targets).
 	Replay ReplayCompare
+	// Currency is the currency of the run's amounts ("EUR"), named after
+	// every sum of money a detail gives; "" names none.
+	Currency string
 }
 
 // Finding is one violated invariant with its evidence.
