@@ -33,7 +33,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	if err := prepareOut(c.out); err != nil {
+	if err := prepareOut(c.out, 1); err != nil {
 		return err
 	}
 	s, err := open(ctx, c, 1, stderr)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/idemchaos/idemchaos/reports"
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/spec"
 	"github.com/idemchaos/idemchaos/targets/api"
@@ -24,6 +25,8 @@ type common struct {
 	out         string
 	shardText   string          // --shard, for the commands that register it
 	shard       scenarios.Shard // --shard parsed by check; zero: the whole run
+	quiet       bool            // --quiet: no progress, no provisioning lines
+	term        termFlags       // --wide, --color, for the commands that register them
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -34,6 +37,26 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.jsonFile, "json", "", "write the canonical JSON results to FILE (- for stdout)")
 	fs.IntVar(&c.replicas, "replicas", 1, "target replicas, each behind its own proxy")
 	fs.StringVar(&c.out, "out", "", "save the run (plans, faults, histories, snapshots, results) in this new directory")
+	c.registerQuiet(fs)
+}
+
+// registerQuiet adds --quiet, for every command that provisions stores.
+func (c *common) registerQuiet(fs *flag.FlagSet) {
+	fs.BoolVar(&c.quiet, "quiet", false, "no progress display and no provisioning lines (errors and results still print)")
+}
+
+// log is where provisioning and progress talk: stderr, or nowhere when quiet.
+func (c common) log(stderr io.Writer) io.Writer {
+	if c.quiet {
+		return io.Discard
+	}
+	return stderr
+}
+
+// view is how stdout shows this command's reports (--wide, --color,
+// $COLUMNS), with every finding kept where --out or --json say.
+func (c common) view(stdout io.Writer) (reports.View, error) {
+	return c.term.view(stdout, keptIn(c))
 }
 
 // registerShard adds --shard (matrix, soak).
