@@ -80,6 +80,10 @@ func pad(s string, n int) string {
 	return s
 }
 
+// Wrap breaks text into lines of at most width columns at its spaces, the
+// first after head, the others after indent (width 0: one line).
+func Wrap(head, indent, text string, width int) string { return wrapWords(head, indent, text, width) }
+
 // wrapWords breaks text into lines of at most limit columns at its
 // spaces: the first starts with head, the others with indent.
 func wrapWords(head, indent, text string, limit int) string {

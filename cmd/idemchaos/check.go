@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -169,17 +168,12 @@ func parseWithTarget(fs *flag.FlagSet, args []string, usage string) (string, err
 	}
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(os.Stdout)
-			fs.PrintDefaults()
-			return "", err
-		}
-		return "", usageErrorf("%s: %v", fs.Name(), err)
+		return "", flagError(fs, err)
 	}
 	if target == "" && fs.NArg() > 0 {
 		target = fs.Arg(0)
 		if err := fs.Parse(fs.Args()[1:]); err != nil {
-			return "", usageErrorf("%s: %v", fs.Name(), err)
+			return "", flagError(fs, err)
 		}
 	}
 	if target == "" || fs.NArg() > 0 {

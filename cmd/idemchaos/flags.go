@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -100,12 +99,7 @@ func profileFlag(value string) (api.Profile, error) {
 func parse(fs *flag.FlagSet, args []string) error {
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(os.Stdout)
-			fs.PrintDefaults()
-			return err
-		}
-		return usageErrorf("%s: %v", fs.Name(), err)
+		return flagError(fs, err)
 	}
 	if fs.NArg() > 0 {
 		return usageErrorf("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
@@ -123,7 +117,7 @@ func splitList(flagName, value string, known []string) ([]string, error) {
 	for _, v := range strings.Split(value, ",") {
 		v = strings.TrimSpace(v)
 		if !contains(known, v) {
-			return nil, usageErrorf("--%s: unknown name %q (known: %s)", flagName, v, strings.Join(known, ", "))
+			return nil, usageErrorf("--%s: unknown name %q (%sknown: %s)", flagName, v, didYouMean(v, known), strings.Join(known, ", "))
 		}
 		if !seen[v] {
 			seen[v] = true
@@ -147,7 +141,7 @@ func requireName(flagName, value string, known []string) error {
 		return usageErrorf("--%s is required (one of: %s)", flagName, strings.Join(known, ", "))
 	}
 	if !contains(known, value) {
-		return usageErrorf("--%s: unknown name %q (known: %s)", flagName, value, strings.Join(known, ", "))
+		return usageErrorf("--%s: unknown name %q (%sknown: %s)", flagName, value, didYouMean(value, known), strings.Join(known, ", "))
 	}
 	return nil
 }

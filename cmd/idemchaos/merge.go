@@ -1,11 +1,9 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/idemchaos/idemchaos/reports"
 	"github.com/idemchaos/idemchaos/scenarios/rundir"
@@ -66,12 +64,7 @@ func parseDirs(fs *flag.FlagSet, args []string) ([]string, error) {
 	var dirs []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fs.SetOutput(os.Stdout)
-				fs.PrintDefaults()
-				return nil, err
-			}
-			return nil, usageErrorf("%s: %v", fs.Name(), err)
+			return nil, flagError(fs, err)
 		}
 		if fs.NArg() == 0 {
 			return dirs, nil

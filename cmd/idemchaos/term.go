@@ -19,6 +19,11 @@ type termFlags struct {
 
 func (t *termFlags) register(fs *flag.FlagSet) {
 	t.registerWide(fs)
+	t.registerColor(fs)
+}
+
+// registerColor adds --color alone, for a command with one layout.
+func (t *termFlags) registerColor(fs *flag.FlagSet) {
 	fs.StringVar(&t.color, "color", "auto", "colour the verdicts: auto (on a terminal, unless NO_COLOR is set), always or never")
 }
 
