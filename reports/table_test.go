@@ -156,3 +156,28 @@ func TestColourIsEmphasisOnly(t *testing.T) {
 		t.Errorf("colour changed the text:\n%s\n--- plain\n%s", got, plain)
 	}
 }
+
+// TestDetailSaysWhereTheRestIs: a run's detail shows ten findings and says
+// where the others are: the run directory or JSON file when one was
+// written, else how to keep them.
+func TestDetailSaysWhereTheRestIs(t *testing.T) {
+	r := scenarios.Result{Strategy: "none", Scenario: "retry-storm", Seed: 1, Verdict: scenarios.Fail, Currency: "EUR", Overcharged: 1250}
+	for range 12 {
+		r.Findings = append(r.Findings, check.Finding{Anomaly: check.DoubleCharge, Detail: "key k: charged twice " + strings.Repeat("and more ", 20)})
+	}
+	for kept, want := range map[string]string{
+		"":                            "  ... 2 more findings not shown (--out DIR or --json FILE keeps them all)\n",
+		"in the run directory runs/x": "  ... 2 more findings in the run directory runs/x\n",
+	} {
+		var b bytes.Buffer
+		if err := reports.WriteDetail(&b, r, reports.View{Width: 80, Kept: kept}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), want) || strings.Contains(b.String(), "JSON output") || !strings.Contains(b.String(), "12.50 EUR") {
+			t.Errorf("detail kept %q lacks %q:\n%s", kept, want, b.String())
+		}
+		if n, line := widest(b.String()); n > 80 {
+			t.Errorf("a line of %d at 80 columns: %s", n, line)
+		}
+	}
+}

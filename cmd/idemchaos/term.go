@@ -44,16 +44,23 @@ func (t termFlags) view(stdout io.Writer, kept string) (reports.View, error) {
 	} else if cols > 0 {
 		v.Width = cols
 	}
-	switch t.color {
+	var err error
+	v.Color, err = colorOn(t.color, tty, os.Getenv)
+	return v, err
+}
+
+// colorOn reads --color: auto colours a terminal unless NO_COLOR is set
+// (to anything) or TERM is dumb.
+func colorOn(mode string, tty bool, getenv func(string) string) (bool, error) {
+	switch mode {
 	case "auto":
-		v.Color = tty && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
+		return tty && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb", nil
 	case "always":
-		v.Color = true
+		return true, nil
 	case "never":
-	default:
-		return v, usageErrorf("--color %q: want auto, always or never", t.color)
+		return false, nil
 	}
-	return v, nil
+	return false, usageErrorf("--color %q: want auto, always or never", mode)
 }
 
 // terminal reports whether w is a terminal and, if it says, how wide.

@@ -53,3 +53,36 @@ func TestMatrixFitsColumns(t *testing.T) {
 		t.Errorf("list --wide is not the table:\n%s", wide.stdout)
 	}
 }
+
+func TestColorFlag(t *testing.T) {
+	env := func(vars ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i+1 < len(vars); i += 2 {
+				if vars[i] == k {
+					return vars[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	for _, c := range []struct {
+		mode string
+		tty  bool
+		env  func(string) string
+		want bool
+	}{
+		{"auto", true, env(), true},
+		{"auto", false, env(), false},
+		{"auto", true, env("NO_COLOR", "1"), false},
+		{"auto", true, env("TERM", "dumb"), false},
+		{"always", false, env("NO_COLOR", "1"), true},
+		{"never", true, env(), false},
+	} {
+		if got, err := colorOn(c.mode, c.tty, c.env); err != nil || got != c.want {
+			t.Errorf("--color %s, terminal %v: %v, %v; want %v", c.mode, c.tty, got, err, c.want)
+		}
+	}
+	if o := cliEnv(t, nil, "check", "x", "--color", "sometimes"); o.code != exitUsage || !strings.Contains(o.stderr, "want auto, always or never") {
+		t.Errorf("--color sometimes: exit %d %q", o.code, o.stderr)
+	}
+}
