@@ -99,17 +99,43 @@ func (g grid) render(v View, compact bool) string {
 }
 
 // blocks splits the scenario columns into runs that fit the width beside
-// the strategy column (one block when the width is not limited, or in
-// full: the full layout is chosen when it fits, or asked for).
+// the strategy column, as few as fit and as even as they can be (one block
+// when the width is not limited, or in full: the full layout is chosen
+// when it fits, or asked for).
 func blocks(cols []column, v View, compact bool) [][]column {
 	if !compact || v.Width <= 0 {
 		return [][]column{cols[1:]}
 	}
+	greedy := packed(cols, v.Width)
+	n := len(cols) - 1
+	size := (n + len(greedy) - 1) / len(greedy)
+	var even [][]column
+	for i := 0; i < n; i += size {
+		even = append(even, cols[1+i:1+min(i+size, n)])
+	}
+	for _, b := range even {
+		if blockWidth(cols[0], b) > v.Width {
+			return greedy
+		}
+	}
+	return even
+}
+
+func blockWidth(first column, block []column) int {
+	n := first.width
+	for _, c := range block {
+		n += len(gap) + c.width
+	}
+	return n
+}
+
+// packed fills each block with as many columns as fit, in order.
+func packed(cols []column, limit int) [][]column {
 	var out [][]column
 	var cur []column
 	used := cols[0].width
 	for _, c := range cols[1:] {
-		if len(cur) > 0 && used+len(gap)+c.width > v.Width {
+		if len(cur) > 0 && used+len(gap)+c.width > limit {
 			out = append(out, cur)
 			cur, used = nil, cols[0].width
 		}
