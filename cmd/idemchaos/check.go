@@ -69,8 +69,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 		code = exitViolated
 	}
 	if progress.Interrupted() {
-		fmt.Fprintf(stderr, "the run was interrupted: %d of its cells finished, %d stopped mid-cell%s; what did not run proved nothing (exit %d unless a finished cell failed)\n",
-			progress.Finished, progress.Started-progress.Finished, neverStarted(progress), exitInconclusive)
+		fmt.Fprintln(stderr, interrupted(progress))
 		if code != exitViolated {
 			code = exitInconclusive
 		}
@@ -81,14 +80,20 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 // neverStarted says how many of the run's cells never started, if it
 // recorded how many it planned.
 func neverStarted(p rundir.Progress) string {
-	switch n := p.NeverStarted(); {
-	case n < 0:
-		return ""
-	case n == 1:
-		return fmt.Sprintf(", 1 of %d never started", p.Planned)
-	default:
+	if n := p.NeverStarted(); n >= 0 {
 		return fmt.Sprintf(", %d of %d never started", n, p.Planned)
 	}
+	return ""
+}
+
+// interrupted says how far an interrupted run got.
+func interrupted(p rundir.Progress) string {
+	mid := p.Started - p.Finished
+	if n := p.NeverStarted(); n >= 0 {
+		return fmt.Sprintf("the run was interrupted: %d of %d cells finished, %d stopped mid-cell, %d never started (nothing proved about them)",
+			p.Finished, p.Planned, mid, n)
+	}
+	return fmt.Sprintf("the run was interrupted: %d cells finished, %d stopped mid-cell (how many never started is not recorded)", p.Finished, mid)
 }
 
 // inRunOrder sorts re-checked results (found in directory order) into the
