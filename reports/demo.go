@@ -78,21 +78,28 @@ func emphasise(v View, text string, anomalies []check.Anomaly) string {
 	return strings.ReplaceAll(text, "INCONCLUSIVE", v.paint(toneUnsure, "INCONCLUSIVE"))
 }
 
-// WriteDemoList prints which demo shows which anomaly class, and each
+// WriteDemoList prints which demo shows which anomaly class (each with the
+// command that shows it under what it shows, within DemoWidth), and each
 // scenario's default strategy.
 func WriteDemoList(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ANOMALY\tDEMO\tWHAT IT SHOWS")
+	var b strings.Builder
+	b.WriteString("ANOMALY: WHAT ITS DEMO SHOWS\n")
 	for _, l := range scenarios.Lessons() {
-		cmd := "(none)"
+		cmd := "(no demo: no built-in strategy breaks it)"
 		if l.Scenario != "" {
 			cmd = fmt.Sprintf("idemchaos demo %s --strategy %s", l.Scenario, l.Strategy)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", l.Anomaly, cmd, l.Shows)
+		b.WriteString(wrapWords("  "+string(l.Anomaly)+": ", "    ", l.Shows, DemoWidth))
+		b.WriteString("    " + cmd + "\n")
 	}
-	fmt.Fprintln(tw, "SCENARIO\tDEFAULT STRATEGY\t")
+	b.WriteString("SCENARIO: DEFAULT STRATEGY\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	for _, sc := range scenarios.Names() {
-		fmt.Fprintf(tw, "  %s\t%s\t\n", sc, scenarios.DemoStrategy(sc))
+		fmt.Fprintf(tw, "  %s\t%s\n", sc, scenarios.DemoStrategy(sc))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }

@@ -86,6 +86,7 @@ func TestDemoListNamesEveryAnomaly(t *testing.T) {
 			t.Errorf("demo --list does not mention %s", n)
 		}
 	}
+	assertFits(t, "demo --list", o.stdout, reports.DemoWidth)
 }
 
 // TestDemoOfEachClassShowsIt runs every demo --list names and checks that
