@@ -2,16 +2,14 @@ package main
 
 import (
 	"regexp"
-	"unicode/utf8"
-
 	"strings"
 	"testing"
-
-	"github.com/idemchaos/idemchaos/targets/strategy/design"
+	"unicode/utf8"
 
 	"github.com/idemchaos/idemchaos/reports"
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/check"
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
 
 // story is a demo's output without its timings section.

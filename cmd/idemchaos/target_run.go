@@ -50,7 +50,7 @@ func runTarget(ctx context.Context, c common, t targetFlags, cells []scenarios.C
 		return err
 	}
 	defer svc.Close()
-	runnable, late, err := measure(ctx, svc, runnable, c.log(stderr))
+	runnable, late, err := measure(ctx, svc, runnable, stderr)
 	if err != nil {
 		return envError(err)
 	}
