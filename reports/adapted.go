@@ -1,8 +1,6 @@
 package reports
 
 import (
-	"fmt"
-	"io"
 	"slices"
 )
 
@@ -34,19 +32,4 @@ func adaptations(cells []Cell) []Adapted {
 		}
 	}
 	return out
-}
-
-// writeAdapted says, under the table, how scenarios were changed to run
-// against the service.
-func writeAdapted(w io.Writer, cells []Cell) {
-	as := adaptations(cells)
-	if len(as) == 0 {
-		return
-	}
-	fmt.Fprintln(w, "\nhow scenarios were adapted to your service:")
-	for _, a := range as {
-		for _, n := range a.Notes {
-			fmt.Fprintf(w, "  %s: %s\n", a.Scenario, n)
-		}
-	}
 }

@@ -14,43 +14,144 @@ import (
 
 // WriteCatalog lists the strategies (with the scenarios that catch each
 // flaw), the scenarios, the profiles, and what runs against a user's own
-// service: what `idemchaos list` prints.
-func WriteCatalog(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "STRATEGIES\tmechanism\tflaw (caught by)")
-	for _, s := range design.Catalog() {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", s.Name, s.Mechanism, flaw(s))
+// service: what `idemchaos list` prints. It is a table when that fits the
+// view (or v.Wide), else each entry with its fields under it, wrapped.
+func WriteCatalog(w io.Writer, v View) error {
+	sections := catalogSections()
+	if v.Wide || v.fits(catalogWidth(sections)) {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, s := range sections {
+			for _, r := range s.table() {
+				fmt.Fprintln(tw, strings.Join(r, "\t"))
+			}
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	} else {
+		for _, s := range sections {
+			if err := s.writeList(w, v.Width); err != nil {
+				return err
+			}
+		}
 	}
-	fmt.Fprintln(tw, "SCENARIOS\twhat it does\treveals")
-	for _, s := range scenarios.Catalog() {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", s.Name, s.Doc, s.Reveals)
-	}
-	fmt.Fprintln(tw, "PROFILES\tmissing key / in flight / mismatch\treplay")
-	for _, n := range api.ProfileNames() {
-		p, _ := api.ProfileByName(n)
-		fmt.Fprintf(tw, "  %s\t%s / %d / %d\t%s\n", p.Name, missingText(p), p.InFlight, p.Mismatch, replayText(p))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintf(w, "YOUR OWN SERVICE (--target-url): %s\n", ownService())
+	_, err := io.WriteString(w, wrapWords("YOUR OWN SERVICE (--target-url): ", "  ", ownService(), v.Width))
 	return err
 }
 
-func flaw(s design.Info) string {
-	if s.Flaw == "" {
-		return "none: must pass every scenario"
+// section is one part of the catalog: a title, the labels of its fields,
+// and a row per entry (its name, then a value per field).
+type section struct {
+	title  string
+	labels []string
+	rows   [][]string
+}
+
+func catalogSections() []section {
+	st := section{title: "STRATEGIES", labels: []string{"mechanism", "flaw", "caught by"}}
+	for _, s := range design.Catalog() {
+		flaw, caught := flaw(s)
+		st.rows = append(st.rows, []string{s.Name, s.Mechanism, flaw, caught})
 	}
-	var caught []string
-	for _, sc := range scenarios.Names() {
-		if len(scenarios.Expected(s.Name, sc, api.IETF)) > 0 {
-			caught = append(caught, sc)
+	sc := section{title: "SCENARIOS", labels: []string{"what it does", "reveals"}}
+	for _, s := range scenarios.Catalog() {
+		sc.rows = append(sc.rows, []string{s.Name, s.Doc, s.Reveals})
+	}
+	pr := section{title: "PROFILES", labels: []string{"missing key / in flight / mismatch", "replay"}}
+	for _, n := range api.ProfileNames() {
+		p, _ := api.ProfileByName(n)
+		pr.rows = append(pr.rows, []string{p.Name, fmt.Sprintf("%s / %d / %d", missingText(p), p.InFlight, p.Mismatch), replayText(p)})
+	}
+	return []section{st, sc, pr}
+}
+
+// catalogWidth is how wide the catalog's table layout is (tabwriter, two
+// spaces between columns, every section's columns aligned together).
+func catalogWidth(sections []section) int {
+	var cols []int
+	for _, s := range sections {
+		for _, r := range s.table() {
+			for i, c := range r {
+				if i == len(cols) {
+					cols = append(cols, 0)
+				}
+				cols[i] = max(cols[i], width(c))
+			}
 		}
 	}
-	if len(caught) == 0 {
-		return s.Flaw + " (its scenario is not in this catalog yet)"
+	n := 0
+	for _, c := range cols {
+		n += c + 2
 	}
-	return fmt.Sprintf("%s (%s)", s.Flaw, strings.Join(caught, ", "))
+	return n - 2
+}
+
+// table is the section as table rows: the title over the labels, then the
+// entries indented.
+func (s section) table() [][]string {
+	head := append([]string{s.title}, s.labels...)
+	if s.title == "STRATEGIES" { // one column: "flaw (caught by)"
+		head = []string{s.title, s.labels[0], "flaw (caught by)"}
+	}
+	out := [][]string{head}
+	for _, r := range s.rows {
+		row := append([]string{"  " + r[0]}, r[1:]...)
+		if s.title == "STRATEGIES" {
+			row = []string{row[0], r[1], joinCaught(r[2], r[3])}
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// writeList writes each entry's name, then its fields as "label: value"
+// under one another, wrapped at limit two columns in from the label.
+func (s section) writeList(w io.Writer, limit int) error {
+	name := 0
+	for _, r := range s.rows {
+		name = max(name, width(r[0]))
+	}
+	var b strings.Builder
+	b.WriteString(s.title + "\n")
+	for _, r := range s.rows {
+		for i, label := range s.labels {
+			if r[i+1] == "" {
+				continue
+			}
+			lead := strings.Repeat(" ", name+4)
+			if i == 0 {
+				lead = "  " + pad(r[0], name) + "  "
+			}
+			b.WriteString(wrapWords(lead+label+": ", strings.Repeat(" ", name+6), r[i+1], limit))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// flaw is a strategy's flaw and the scenarios that catch it ("" for none).
+func flaw(s design.Info) (flaw, caught string) {
+	if s.Flaw == "" {
+		return "none: must pass every scenario", ""
+	}
+	var names []string
+	for _, sc := range scenarios.Names() {
+		if len(scenarios.Expected(s.Name, sc, api.IETF)) > 0 {
+			names = append(names, sc)
+		}
+	}
+	if len(names) == 0 {
+		return s.Flaw, "its scenario is not in this catalog yet"
+	}
+	return s.Flaw, strings.Join(names, ", ")
+}
+
+// joinCaught is the table's "flaw (caught by)".
+func joinCaught(flaw, caught string) string {
+	if caught == "" {
+		return flaw
+	}
+	return flaw + " (" + caught + ")"
 }
 
 func missingText(p api.Profile) string {

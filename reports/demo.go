@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/check"
 	"github.com/idemchaos/idemchaos/scenarios/narrate"
 )
 
@@ -16,22 +17,34 @@ const TimingsHeader = "timings (these vary from run to run; the story above does
 
 // Demo is a told run as the room sees it.
 type Demo struct {
-	Story narrate.Narrative
-	Doc   string // what the scenario does
-	Runs  int    // runs it took to force the interleaving
-	Of    int    // the most runs allowed
+	Story    narrate.Narrative
+	Strategy string // the strategy shown: the explanations say why it, not another, shows each anomaly
+	Doc      string // what the scenario does
+	Runs     int    // runs it took to force the interleaving
+	Of       int    // the most runs allowed
 }
 
-// WriteDemo prints the story, what its anomalies mean, the diagram and,
-// if timings, what varies from run to run.
-func WriteDemo(w io.Writer, d Demo, timings bool) error {
-	fmt.Fprintf(w, "demo: %s\n%s\n\n", d.Story.Title, d.Doc)
-	fmt.Fprint(w, d.Story.Text())
+// DemoWidth is the widest a demo is, for a room's screen.
+const DemoWidth = 100
+
+// WriteDemo prints the story, what its anomalies mean for the strategy
+// shown, the diagram and, if timings, what varies from run to run; prose
+// wraps at v's width (at most DemoWidth), the diagram's lines stay whole.
+func WriteDemo(w io.Writer, d Demo, timings bool, v View) error {
+	limit := DemoWidth
+	if v.Width > 0 {
+		limit = min(v.Width, DemoWidth)
+	}
+	fmt.Fprint(w, v.paint(toneStrong, "demo: "+d.Story.Title)+"\n"+wrapWords("", "", d.Doc, limit)+"\n")
+	for _, line := range d.Story.Lines {
+		num, text, _ := strings.Cut(line, " ")
+		fmt.Fprint(w, wrapWords(num+" ", strings.Repeat(" ", width(num)+1), emphasise(v, text, d.Story.Anomalies), limit))
+	}
 	for _, name := range d.Story.Anomalies {
 		e := Explain(name)
-		fmt.Fprintf(w, "\n%s\n", e.Title)
-		for _, p := range [][2]string{{"What happened", e.What}, {"Why", e.Why}, {"How to avoid it", e.Avoid}} {
-			fmt.Fprint(w, wrap(p[0]+": "+p[1], "  ", 100))
+		fmt.Fprintf(w, "\n%s\n", v.paint(toneBroken, e.Title))
+		for _, p := range [][2]string{{"What happened", e.What}, {"Why", e.WhyFor(d.Strategy)}, {"How to avoid it", e.Avoid}} {
+			fmt.Fprint(w, wrapWords("  "+v.paint(toneStrong, p[0]+":")+" ", "  ", p[1], limit))
 		}
 	}
 	fmt.Fprintf(w, "\n```mermaid\n%s```\n", d.Story.Mermaid)
@@ -40,51 +53,53 @@ func WriteDemo(w io.Writer, d Demo, timings bool) error {
 	}
 	fmt.Fprintf(w, "\n%s\n", TimingsHeader)
 	if d.Runs > 1 {
-		fmt.Fprintf(w, "  run %d of at most %d: the gate of the earlier runs gave up before the other request committed\n",
-			d.Runs, d.Of)
+		fmt.Fprint(w, wrapWords("  ", "    ", fmt.Sprintf("run %d of at most %d: the gate of the earlier runs gave up before the other request committed",
+			d.Runs, d.Of), limit))
 	}
 	if d.Story.Unforced {
-		fmt.Fprintln(w, "  this run's gate gave up before the other request committed: the interleaving was not forced")
+		fmt.Fprint(w, wrapWords("  ", "    ", "this run's gate gave up before the other request committed: the interleaving was not forced", limit))
 	}
 	for _, t := range d.Story.Timings {
-		fmt.Fprintf(w, "  %s\n", t)
+		fmt.Fprint(w, wrapWords("  ", "    ", t, limit))
 	}
 	return nil
 }
 
-// WriteDemoList prints which demo shows which anomaly class, and each
+// emphasise paints, in a story's text, the names of the anomalies it ends
+// in as the story writes them ("DOUBLE CHARGE").
+func emphasise(v View, text string, anomalies []check.Anomaly) string {
+	if !v.Color {
+		return text
+	}
+	for _, a := range anomalies {
+		loud := strings.ToUpper(strings.ReplaceAll(string(a), "_", " "))
+		text = strings.ReplaceAll(text, loud, v.paint(toneBroken, loud))
+	}
+	return strings.ReplaceAll(text, "INCONCLUSIVE", v.paint(toneUnsure, "INCONCLUSIVE"))
+}
+
+// WriteDemoList prints which demo shows which anomaly class (each with the
+// command that shows it under what it shows, within DemoWidth), and each
 // scenario's default strategy.
 func WriteDemoList(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ANOMALY\tDEMO\tWHAT IT SHOWS")
+	var b strings.Builder
+	b.WriteString("ANOMALY: WHAT ITS DEMO SHOWS\n")
 	for _, l := range scenarios.Lessons() {
-		cmd := "(none)"
+		cmd := "(no demo: no built-in strategy breaks it)"
 		if l.Scenario != "" {
 			cmd = fmt.Sprintf("idemchaos demo %s --strategy %s", l.Scenario, l.Strategy)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", l.Anomaly, cmd, l.Shows)
+		b.WriteString(wrapWords("  "+string(l.Anomaly)+": ", "    ", l.Shows, DemoWidth))
+		b.WriteString("    " + cmd + "\n")
 	}
-	fmt.Fprintln(tw, "SCENARIO\tDEFAULT STRATEGY\t")
+	b.WriteString("SCENARIO: DEFAULT STRATEGY\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	for _, sc := range scenarios.Names() {
-		fmt.Fprintf(tw, "  %s\t%s\t\n", sc, scenarios.DemoStrategy(sc))
+		fmt.Fprintf(tw, "  %s\t%s\n", sc, scenarios.DemoStrategy(sc))
 	}
-	return tw.Flush()
-}
-
-// wrap breaks text into lines of at most width columns, each indented.
-func wrap(text, indent string, width int) string {
-	var b strings.Builder
-	line := indent
-	for _, word := range strings.Fields(text) {
-		if len(line) > len(indent) && len(line)+1+len(word) > width {
-			b.WriteString(line + "\n")
-			line = indent
-		}
-		if len(line) > len(indent) {
-			line += " "
-		}
-		line += word
+	if err := tw.Flush(); err != nil {
+		return err
 	}
-	b.WriteString(line + "\n")
-	return b.String()
+	_, err := io.WriteString(w, b.String())
+	return err
 }

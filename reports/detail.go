@@ -12,26 +12,28 @@ import (
 // maxFindings bounds the evidence printed per run; the JSON keeps it all.
 const maxFindings = 10
 
-// WriteDetail renders one run: verdict, anomaly counts, evidence, repro.
-func WriteDetail(w io.Writer, r scenarios.Result) error {
+// WriteDetail renders one run as v lays it out: verdict, anomaly counts,
+// evidence, repro.
+func WriteDetail(w io.Writer, r scenarios.Result, v View) error {
+	tone := markOf(Cell{Results: []scenarios.Result{r}}).tone()
 	fmt.Fprintf(w, "%s under %s, seed %d, profile %s: %s\n", r.Strategy, r.Scenario, r.Seed, r.Profile,
-		strings.ToUpper(string(r.Verdict)))
+		v.paint(tone, strings.ToUpper(string(r.Verdict))))
 	fmt.Fprintf(w, "  %d requests, %d planned faults, %d ms\n", r.Requests, r.Faults, r.DurationMS)
 	for _, name := range sortedKeys(r.Anomalies) {
 		fmt.Fprintf(w, "  %-18s %d\n", name, r.Anomalies[name])
 	}
 	if r.Overcharged > 0 {
-		fmt.Fprintf(w, "  overcharged        %s\n", Money(r.Overcharged))
+		fmt.Fprintf(w, "  overcharged        %s\n", check.Amount(r.Overcharged, r.Currency))
 	}
 	if m := declinedCharged(r.Findings); m > 0 {
 		fmt.Fprintf(w, "  declined, charged  %s\n", Money(m))
 	}
 	for i, f := range r.Findings {
 		if i == maxFindings {
-			fmt.Fprintf(w, "  ... %d more findings in the JSON output\n", len(r.Findings)-maxFindings)
+			fmt.Fprintf(w, "  ... %d more findings %s\n", len(r.Findings)-maxFindings, v.kept())
 			break
 		}
-		fmt.Fprintf(w, "  - %s: %s\n", f.Anomaly, f.Detail)
+		fmt.Fprint(w, wrapWords("  - "+string(f.Anomaly)+": ", "      ", f.Detail, v.Width))
 	}
 	for i, f := range r.Deviations {
 		if i == maxFindings {
@@ -41,13 +43,14 @@ func WriteDetail(w io.Writer, r scenarios.Result) error {
 		fmt.Fprintf(w, "  ~ deviation the profile documents (%s): %s\n", f.Anomaly, f.Detail)
 	}
 	for _, a := range r.Assumptions {
-		fmt.Fprintf(w, "  assumption not met: %s\n", a)
+		fmt.Fprint(w, wrapWords("  assumption not met: ", "    ", a, v.Width))
 	}
 	for _, a := range r.Adapted {
-		fmt.Fprintf(w, "  adapted: %s\n", a)
+		fmt.Fprint(w, wrapWords("  adapted: ", "    ", a, v.Width))
 	}
 	if len(r.Expected) > 0 {
-		fmt.Fprintf(w, "  declared for this strategy: fails with %s (%s)\n", check.Join(r.Expected), expectWord(r.AsExpected))
+		word := expectWord(r.AsExpected)
+		fmt.Fprintf(w, "  declared for this strategy: fails with %s (%s)\n", check.Join(r.Expected), v.paint(tone, word))
 	}
 	if r.Verdict != scenarios.Pass {
 		fmt.Fprintf(w, "  repro: %s\n", r.Repro)
@@ -71,4 +74,12 @@ func expectWord(ok bool) string {
 		return "as declared"
 	}
 	return "NOT as declared"
+}
+
+// kept says where the findings a view leaves out are.
+func (v View) kept() string {
+	if v.Kept == "" {
+		return "not shown (--out DIR or --json FILE keeps them all)"
+	}
+	return v.Kept
 }

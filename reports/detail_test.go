@@ -18,7 +18,7 @@ func TestDetailTellsDeclinedChargesAndDeviations(t *testing.T) {
 		Findings: []check.Finding{{Anomaly: check.RefusalNotReplayed, Money: 1_001_700, Detail: "charged"},
 			{Anomaly: check.RefusalNotReplayed, Detail: "replayed the charge"}}}
 	var b strings.Builder
-	if err := reports.WriteDetail(&b, failed); err != nil {
+	if err := reports.WriteDetail(&b, failed, reports.View{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "declined, charged  10017.00\n") {
@@ -27,7 +27,7 @@ func TestDetailTellsDeclinedChargesAndDeviations(t *testing.T) {
 	passed := scenarios.Result{Strategy: "target", Scenario: "business-refusal", Verdict: scenarios.Pass,
 		Deviations: []check.Finding{{Anomaly: check.RefusalNotReplayed, Money: 500, Detail: "decided again, by design"}}}
 	b.Reset()
-	if err := reports.WriteDetail(&b, passed); err != nil {
+	if err := reports.WriteDetail(&b, passed, reports.View{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "~ deviation the profile documents (refusal_not_replayed): decided again, by design\n") ||

@@ -1,6 +1,11 @@
 package reports
 
-import "github.com/idemchaos/idemchaos/scenarios/check"
+import (
+	"fmt"
+
+	"github.com/idemchaos/idemchaos/scenarios/check"
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
+)
 
 // Explanation tells a reader what an anomaly means, why the strategies that
 // show it do, and what avoids it. Every field is plain text.
@@ -10,6 +15,37 @@ type Explanation struct {
 	What  string // what happened, in domain words
 	Why   string // why it happens, in terms of the built-in strategies
 	Avoid string // which strategy or technique avoids it
+	// Cause is why it happens in one sentence that names no strategy: a
+	// demo says it, then the flaw of the strategy it shows.
+	Cause string
+}
+
+// causes are the anomalies' Cause sentences.
+var causes = map[check.Anomaly]string{
+	check.DoubleCharge:     "A retry reached a server that did not know the first attempt had committed, and it charged again.",
+	check.LostAck:          "The answer came from a record that disagrees with the ledger: a response stored apart from the charge, while the charge rolled back or was made twice, or a replay naming a charge made for another payload.",
+	check.ReplayMismatch:   "The retry was executed again instead of replayed, or the replayed response was rebuilt rather than stored verbatim.",
+	check.MismatchExecuted: "No fingerprint of the request body was kept with the key, so the server cannot tell a true retry from another operation.",
+	check.Balance:          "The balance update and the charge insert were not one transaction, or a fault cut the connection between them and only one side committed.",
+	check.StatusContract:   "The server blocked, failed or answered another status than the profile's where the contract wants a refusal at once.",
+	check.StuckKey:         "A failure left the key's claim in progress, and nothing releases or reclaims it.",
+	check.StoreDesync:      "Redis and Postgres share no transaction: the charge commits in Postgres and the write of its response to Redis can be lost, or overwritten by a later charge.",
+	check.CachedError:      "A 5xx answer was stored with the key like any response, so every retry gets the failure back.",
+	check.HeldDuplicate:    "The claim waits instead of failing: a second request for a key in flight blocks until the first one ends.",
+}
+
+// WhyFor is why the anomaly happens with one strategy: the anomaly's cause,
+// then the strategy's mechanism and flaw, as the strategy catalog says them.
+func (e Explanation) WhyFor(strategy string) string {
+	s, err := design.Lookup(strategy)
+	if err != nil || e.Cause == "" {
+		return e.Why
+	}
+	flaw := s.Flaw
+	if flaw == "" {
+		flaw = "none declared"
+	}
+	return fmt.Sprintf("%s Here %s: %s; its flaw: %s.", e.Cause, s.Name, s.Mechanism, flaw)
 }
 
 var explanations = map[check.Anomaly]Explanation{
@@ -151,6 +187,6 @@ func Explain(anomaly check.Anomaly) Explanation {
 				"never cache a 5xx, and release claims on error.",
 		}
 	}
-	e.Name = string(anomaly)
+	e.Name, e.Cause = string(anomaly), causes[anomaly]
 	return e
 }

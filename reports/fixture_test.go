@@ -184,7 +184,10 @@ var renderers = map[string]func(io.Writer, reports.Document) error{
 	"matrix.md.golden":        reports.WriteMarkdown,
 	"matrix.html.golden":      reports.WriteHTML,
 	"matrix.table.golden": func(w io.Writer, d reports.Document) error {
-		return reports.WriteTable(w, d.Results)
+		return reports.WriteTable(w, d.Results, reports.View{})
+	},
+	"matrix.table-80.golden": func(w io.Writer, d reports.Document) error {
+		return reports.WriteTable(w, d.Results, reports.View{Width: 80})
 	},
 }
 

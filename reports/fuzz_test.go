@@ -13,7 +13,9 @@ import (
 
 // fuzzDocRenderers are what `idemchaos report` renders a results document with.
 var fuzzDocRenderers = map[string]func(io.Writer, reports.Document) error{
-	"table":    func(w io.Writer, d reports.Document) error { return reports.WriteTable(w, d.Results) },
+	"table": func(w io.Writer, d reports.Document) error {
+		return reports.WriteTable(w, d.Results, reports.View{Width: 80})
+	},
 	"json":     reports.WriteJSON,
 	"junit":    reports.WriteJUnit,
 	"markdown": reports.WriteMarkdown,

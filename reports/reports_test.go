@@ -17,7 +17,8 @@ func results() []scenarios.Result {
 			Findings: []check.Finding{{Anomaly: "double_charge", Detail: "key abc…: 2 charges"}},
 			Repro:    "idemchaos run --strategy none --scenario dropped-response --seed 1"},
 		{Strategy: "none", Scenario: "dropped-response", Seed: 2, Verdict: scenarios.Pass, AsExpected: false,
-			Anomalies: map[check.Anomaly]int{"double_charge": 0}, Expected: []check.Anomaly{"double_charge"}},
+			Anomalies: map[check.Anomaly]int{"double_charge": 0}, Expected: []check.Anomaly{"double_charge"},
+			Repro: "idemchaos run --strategy none --scenario dropped-response --seed 2"},
 		{Strategy: "pg-tx", Scenario: "dropped-response", Seed: 1, Verdict: scenarios.Pass, AsExpected: true},
 		{Strategy: "pg-tx", Scenario: "dropped-response", Seed: 2, Verdict: scenarios.Inconclusive,
 			Assumptions: []string{"the ledger held 3 charges before the run"}, Repro: "idemchaos run --strategy pg-tx --scenario dropped-response --seed 2"},
@@ -26,16 +27,16 @@ func results() []scenarios.Result {
 
 func TestTableShowsVerdictsExpectationsAndEvidence(t *testing.T) {
 	var b bytes.Buffer
-	if err := reports.WriteTable(&b, results()); err != nil {
+	if err := reports.WriteTable(&b, results(), reports.View{}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
 	for _, want := range []string{
-		"FAIL 1/2 dc=2 UNEXPECTED",
-		"INCONCLUSIVE 1/2 UNEXPECTED",
-		"4 runs: 2 pass, 1 fail, 1 inconclusive; 2 not as declared; 12.50 overcharged in all",
-		"double_charge: key abc…: 2 charges",
-		"repro: idemchaos run --strategy none --scenario dropped-response --seed 1",
+		"none      !!MISSED 1/2 dc=2",
+		"pg-tx     inconclusive 1/2",
+		"4 runs: 2 pass, 1 fail, 1 inconclusive; 1 caught as declared, 1 NOT as declared; 12.50 overcharged in all",
+		"none / dropped-response (seed 2): !! pass, NOT as declared: the declared double_charge was not caught",
+		"repro: idemchaos run --strategy none --scenario dropped-response --seed 2",
 		"assumption: the ledger held 3 charges before the run",
 	} {
 		if !strings.Contains(out, want) {

@@ -93,8 +93,14 @@ func TestJUnitOfARunFollowsItsExitCode(t *testing.T) {
 	}
 }
 
-// tableOf renders a document's results as the terminal table.
-func tableOf(w io.Writer, d reports.Document) error { return reports.WriteTable(w, d.Results) }
+// tableOf renders a document's results as the terminal table, in full
+// and, after it, compact.
+func tableOf(w io.Writer, d reports.Document) error {
+	if err := reports.WriteTable(w, d.Results, reports.View{}); err != nil {
+		return err
+	}
+	return reports.WriteTable(w, d.Results, reports.View{Width: 40})
+}
 
 var (
 	styleBlock = regexp.MustCompile(`(?s)<style>.*?</style>`)
@@ -115,7 +121,7 @@ func TestServiceReportsSayHowScenariosWereAdapted(t *testing.T) {
 	doc.Results[0].Adapted = []string{"1 in-target fault left out"}
 	detail := func(t *testing.T, d reports.Document) string {
 		var b strings.Builder
-		if err := reports.WriteDetail(&b, d.Results[1]); err != nil {
+		if err := reports.WriteDetail(&b, d.Results[1], reports.View{}); err != nil {
 			t.Fatal(err)
 		}
 		return b.String()

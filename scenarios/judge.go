@@ -33,9 +33,11 @@ func Judge(rec Record) Result {
 			in.ChargeTime = c.Timing.Charge
 		}
 	}
+	currency := plan.Currency()
+	in.Currency = currency
 	rep := check.Run(in)
 	res := Result{Strategy: c.Strategy, Scenario: sc.Name, Seed: c.Seed, Profile: c.Profile.Name, Replicas: c.Replicas,
-		Anomalies: rep.Counts, Overcharged: rep.Overcharged, Requests: len(obs.History.Attempts),
+		Anomalies: rep.Counts, Overcharged: rep.Overcharged, Currency: currency, Requests: len(obs.History.Attempts),
 		DurationMS: took.Milliseconds(), Expected: expected, Faults: len(plan.Faults()),
 		Findings: rep.Findings, Deviations: rep.Deviations, Timelines: timelines(rep.Findings, obs, plan, sc.Gate), Repro: c.Repro(),
 		Service: c.Target != nil}

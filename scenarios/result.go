@@ -27,8 +27,11 @@ type Result struct {
 	Verdict     Verdict               `json:"verdict"`
 	Anomalies   map[check.Anomaly]int `json:"anomalies"`
 	Overcharged int64                 `json:"overcharged"`
-	Requests    int                   `json:"requests"`
-	DurationMS  int64                 `json:"duration_ms"`
+	// Currency is the currency of the run's amounts (Overcharged, the
+	// findings' money); absent from results saved before it was added.
+	Currency   string `json:"currency,omitempty"`
+	Requests   int    `json:"requests"`
+	DurationMS int64  `json:"duration_ms"`
 	// Expected lists the anomalies the catalog declares for this cell (empty: must pass).
 	Expected   []check.Anomaly `json:"expected"`
 	AsExpected bool            `json:"as_expected"`

@@ -40,7 +40,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	s, err := open(ctx, o.common, 0, stderr)
+	s, err := open(ctx, o.common, 0, o.log(stderr))
 	if err != nil {
 		return err
 	}
@@ -61,7 +61,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return nil
 	}
-	doc, err := b.RunAll(ctx, func(r reports.BenchResult) { fmt.Fprintln(stderr, reports.BenchProgress(r)) })
+	doc, err := b.RunAll(ctx, func(r reports.BenchResult) { fmt.Fprintln(o.log(stderr), reports.BenchProgress(r)) })
 	if err != nil {
 		return envError(err)
 	}
@@ -123,6 +123,7 @@ func registerStores(fs *flag.FlagSet, c *common) {
 	fs.BoolVar(&c.noDocker, "no-docker", false, "never try a Docker engine; start local binaries")
 	fs.StringVar(&c.profile, "profile", "ietf", "contract profile the target promises: "+strings.Join(api.ProfileNames(), ", "))
 	fs.StringVar(&c.jsonFile, "json", "", "write the figures as JSON (kind bench, schema_version 1) to FILE (- for stdout)")
+	c.registerQuiet(fs)
 	c.replicas = 1
 }
 

@@ -1,25 +1,35 @@
 package main
 
 import (
-	"errors"
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/idemchaos/idemchaos/reports"
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/rundir"
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
 
 // cmdCheck re-checks a saved run offline: every finished cell is judged again
 // from its history and snapshots, and compared with the verdict saved then.
+// A run that was interrupted is said to be, and is inconclusive (exit 4)
+// unless a finished cell says worse.
 func cmdCheck(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	jsonFile := fs.String("json", "", "write the re-checked results as canonical JSON to FILE (- for stdout)")
+	var tf termFlags
+	tf.register(fs)
 	dir, err := parseWithTarget(fs, args, "check DIR")
+	if err != nil {
+		return err
+	}
+	view, err := tf.view(stdout, "in the run directory "+dir)
 	if err != nil {
 		return err
 	}
@@ -27,34 +37,96 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 	if err != nil && !rundir.Marked(dir) {
 		return usageErrorf("check: %v", err)
 	}
+	progress := rundir.ReadProgress(dir, dirs)
 	lat := reports.NewLatencies()
 	results, differ, incomplete, err := recheck(dirs, lat, stderr)
 	if err != nil {
 		return usageErrorf("check: %v", err)
 	}
 	if len(results) == 0 { // a run stopped before any cell finished: nothing proved
-		fmt.Fprintf(stderr, "re-checked 0 cells offline: %d incomplete (not checked); the run stopped before any cell finished\n", incomplete)
+		fmt.Fprintf(stderr, "re-checked 0 cells offline: %d incomplete (not checked)%s; the run stopped before any cell finished\n",
+			incomplete, neverStarted(progress))
 		return verdictExit(exitInconclusive)
 	}
-	command := savedCommand(dir)
+	saved := savedDocument(dir)
+	results = inRunOrder(results, saved.Results)
 	c := common{jsonFile: *jsonFile}
 	if err := output(c, stdout, results, lat, "check", time.Now(), func(w io.Writer) error {
-		if command == "run" && len(results) == 1 {
-			return reports.WriteDetail(w, results[0])
+		if saved.Command == "run" && len(results) == 1 {
+			return reports.WriteDetail(w, results[0], view)
 		}
-		return reports.WriteTable(w, results)
+		return reports.WriteTable(w, results, view)
 	}); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "re-checked %d cells offline: %d differ from the saved verdicts, %d incomplete (not checked)\n",
 		len(results), differ, incomplete)
+	code := matrixExit(results)
+	if saved.Command == "run" && len(results) == 1 {
+		code = runExit(results[0].Verdict)
+	}
 	if differ > 0 {
-		return verdictExit(exitViolated)
+		code = exitViolated
 	}
-	if command == "run" && len(results) == 1 {
-		return verdictExit(runExit(results[0].Verdict))
+	if progress.Interrupted() {
+		fmt.Fprintln(stderr, interrupted(progress))
+		if code != exitViolated {
+			code = exitInconclusive
+		}
 	}
-	return verdictExit(matrixExit(results))
+	return verdictExit(code)
+}
+
+// neverStarted says how many of the run's cells never started, if it
+// recorded how many it planned.
+func neverStarted(p rundir.Progress) string {
+	if n := p.NeverStarted(); n >= 0 {
+		return fmt.Sprintf(", %d of %d never started", n, p.Planned)
+	}
+	return ""
+}
+
+// interrupted says how far an interrupted run got.
+func interrupted(p rundir.Progress) string {
+	mid := p.Started - p.Finished
+	if n := p.NeverStarted(); n >= 0 {
+		return fmt.Sprintf("the run was interrupted: %d of %d cells finished, %d stopped mid-cell, %d never started (nothing proved about them)",
+			p.Finished, p.Planned, mid, n)
+	}
+	return fmt.Sprintf("the run was interrupted: %d cells finished, %d stopped mid-cell (how many never started is not recorded)", p.Finished, mid)
+}
+
+// inRunOrder sorts re-checked results (found in directory order) into the
+// order the run showed them: its saved document's, else the catalog's
+// (strategies as design lists them, scenarios as the catalog does), then
+// by seed.
+func inRunOrder(rs, saved []scenarios.Result) []scenarios.Result {
+	var sts, scs []string
+	for _, r := range saved {
+		sts, scs = appendNew(sts, r.Strategy), appendNew(scs, r.Scenario)
+	}
+	for _, n := range design.Names() {
+		sts = appendNew(sts, n)
+	}
+	for _, n := range scenarios.Names() {
+		scs = appendNew(scs, n)
+	}
+	for _, r := range rs { // a user's service, a scenario file: in the order found
+		sts, scs = appendNew(sts, r.Strategy), appendNew(scs, r.Scenario)
+	}
+	out := slices.Clone(rs)
+	slices.SortStableFunc(out, func(a, b scenarios.Result) int {
+		return cmp.Or(cmp.Compare(slices.Index(sts, a.Strategy), slices.Index(sts, b.Strategy)),
+			cmp.Compare(slices.Index(scs, a.Scenario), slices.Index(scs, b.Scenario)), cmp.Compare(a.Seed, b.Seed))
+	})
+	return out
+}
+
+func appendNew(list []string, v string) []string {
+	if slices.Contains(list, v) {
+		return list
+	}
+	return append(list, v)
 }
 
 // recheck judges every complete cell again; it tells on stderr each cell
@@ -78,18 +150,18 @@ func recheck(dirs []string, lat *reports.Latencies, stderr io.Writer) (results [
 	return results, differ, len(left), nil
 }
 
-// savedCommand is the command that made the run ("run" or "matrix"), if known.
-func savedCommand(dir string) string {
+// savedDocument is the run's saved document, if it has one that reads.
+func savedDocument(dir string) reports.Document {
 	f, err := os.Open(filepath.Join(dir, rundir.DocumentFile))
 	if err != nil {
-		return ""
+		return reports.Document{}
 	}
 	defer f.Close()
 	doc, err := reports.ReadJSON(f)
 	if err != nil {
-		return ""
+		return reports.Document{}
 	}
-	return doc.Command
+	return doc
 }
 
 // parseWithTarget parses flags around one positional argument (a directory
@@ -101,17 +173,12 @@ func parseWithTarget(fs *flag.FlagSet, args []string, usage string) (string, err
 	}
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(os.Stdout)
-			fs.PrintDefaults()
-			return "", err
-		}
-		return "", usageErrorf("%s: %v", fs.Name(), err)
+		return "", flagError(fs, err)
 	}
 	if target == "" && fs.NArg() > 0 {
 		target = fs.Arg(0)
 		if err := fs.Parse(fs.Args()[1:]); err != nil {
-			return "", usageErrorf("%s: %v", fs.Name(), err)
+			return "", flagError(fs, err)
 		}
 	}
 	if target == "" || fs.NArg() > 0 {

@@ -27,7 +27,6 @@ type conformanceFlags struct {
 	from                     string
 	first                    uint64
 	seeds, parallel          int
-	quiet                    bool
 }
 
 func cmdConformance(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -42,7 +41,6 @@ func cmdConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.Uint64Var(&f.first, "seed", 1, "first seed")
 	fs.IntVar(&f.seeds, "seeds", 3, "seeds per cell: seed, seed+1, ...")
 	fs.IntVar(&f.parallel, "parallel", 2, "targets run at once (1 to 4)")
-	fs.BoolVar(&f.quiet, "quiet", false, "no progress display")
 	fs.StringVar(&f.md, "md", "", "write the table, findings and promises as Markdown to FILE (CONFORMANCE.md)")
 	fs.StringVar(&f.verdicts, "verdicts", "", "write the verdicts, one line per cell, to FILE (conformance/verdicts.golden)")
 	fs.StringVar(&f.from, "from", "", "render a saved conformance run directory (its --out) again instead of running: after the findings changed")
@@ -57,7 +55,7 @@ func cmdConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	if f.from != "" {
 		return f.rerender(plan, args, stdout, stderr)
 	}
-	if err := prepareOut(f.out); err != nil {
+	if err := prepareOut(f.out, 0); err != nil { // the cells are known once the targets run
 		return err
 	}
 	work := f.work
@@ -73,7 +71,7 @@ func cmdConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	defer s.Close()
 	started := time.Now()
-	prog := newProgress(stderr, 0, f.quiet)
+	prog := newProgress(stderr, 0, f.common.quiet)
 	plan.Watch, plan.Out = prog, f.out
 	src, err := filepath.Abs(f.source)
 	if err != nil {
@@ -101,7 +99,11 @@ func (f *conformanceFlags) finish(plan conform.Plan, doc reports.Document, args 
 	if err := f.write(doc, table, args, took); err != nil {
 		return err
 	}
-	if err := reports.WriteTable(stdout, doc.Results); err != nil {
+	view, err := f.common.view(stdout)
+	if err != nil {
+		return err
+	}
+	if err := reports.WriteTable(stdout, doc.Results, view); err != nil {
 		return err
 	}
 	return f.verdict(table, stderr)

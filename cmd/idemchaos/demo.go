@@ -23,20 +23,27 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	mermaidOnly := fs.Bool("mermaid-only", false, "print only the Mermaid sequence diagram")
 	noTimings := fs.Bool("no-timings", false, "leave out the timings section (what varies from run to run)")
 	list := fs.Bool("list", false, "list which demo shows which anomaly class")
+	verbose := fs.Bool("verbose", false, "say how the stores are provisioned (quiet by default, for a room)")
+	c.term.registerColor(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if *list {
 		return reports.WriteDemoList(stdout)
 	}
+	c.quiet = c.quiet || !*verbose
+	view, err := c.view(stdout)
+	if err != nil {
+		return err
+	}
 	cell, err := demoCell(scenario, *st, *seed, c)
 	if err != nil {
 		return err
 	}
-	if err := prepareOut(c.out); err != nil {
+	if err := prepareOut(c.out, 1); err != nil {
 		return err
 	}
-	s, err := open(ctx, c, 1, stderr)
+	s, err := open(ctx, c, 1, c.log(stderr))
 	if err != nil {
 		return err
 	}
@@ -54,7 +61,8 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			_, err := io.WriteString(w, d.Story.Mermaid)
 			return err
 		}
-		return reports.WriteDemo(w, reports.Demo{Story: d.Story, Doc: sc.Doc, Runs: d.Runs, Of: runner.MaxDemoRuns}, !*noTimings)
+		return reports.WriteDemo(w, reports.Demo{Story: d.Story, Strategy: cell.Strategy, Doc: sc.Doc, Runs: d.Runs, Of: runner.MaxDemoRuns},
+			!*noTimings, view)
 	}); err != nil {
 		return err
 	}
@@ -77,7 +85,8 @@ func demoCell(scenario, st string, seed uint64, c common) (scenarios.Cell, error
 			strings.Join(scenarios.Names(), ", "))
 	}
 	if _, err := scenarios.Lookup(scenario); err != nil {
-		return scenarios.Cell{}, usageErrorf("demo: unknown scenario %q (known: %s)", scenario, strings.Join(scenarios.Names(), ", "))
+		return scenarios.Cell{}, usageErrorf("demo: unknown scenario %q (%sknown: %s)", scenario, didYouMean(scenario, scenarios.Names()),
+			strings.Join(scenarios.Names(), ", "))
 	}
 	if st == "" {
 		st = scenarios.DemoStrategy(scenario)

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/idemchaos/idemchaos/reports"
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/check"
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
 
 // story is a demo's output without its timings section.
@@ -27,7 +30,7 @@ func TestDemoForcedRaceTellsTheDoubleChargeTheSameWayEveryTime(t *testing.T) {
 		}
 		for _, want := range []string{"DOUBLE CHARGE", "sequenceDiagram", "```mermaid", "the gate holds request A",
 			"request B's commit opens the gate", "Double charge: one key, several ledger charges", reports.TimingsHeader} {
-			if !strings.Contains(o.stdout, want) {
+			if !strings.Contains(flat(o.stdout), want) {
 				t.Errorf("no %q in:\n%s", want, o.stdout)
 			}
 		}
@@ -42,7 +45,7 @@ func TestDemoCorrectStrategyHolds(t *testing.T) {
 	if o.code != exitPass {
 		t.Fatalf("exit %d; want 0\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
-	if strings.Contains(o.stdout, "DOUBLE CHARGE") || !strings.Contains(o.stdout, "one charge, the key held (client B got 409, then the replay)") {
+	if strings.Contains(flat(o.stdout), "DOUBLE CHARGE") || !strings.Contains(flat(o.stdout), "one charge, the key held (client B got 409, then the replay)") {
 		t.Errorf("pg-tx story:\n%s", o.stdout)
 	}
 }
@@ -81,6 +84,7 @@ func TestDemoListNamesEveryAnomaly(t *testing.T) {
 			t.Errorf("demo --list does not mention %s", n)
 		}
 	}
+	assertFits(t, "demo --list", o.stdout, reports.DemoWidth)
 }
 
 // TestDemoOfEachClassShowsIt runs every demo --list names and checks that
@@ -100,8 +104,60 @@ func TestDemoOfEachClassShowsIt(t *testing.T) {
 			told[cell] = o.stdout
 		}
 		want := strings.ToUpper(strings.ReplaceAll(string(c.Anomaly), "_", " ")) + ":"
-		if !strings.Contains(told[cell], want) {
+		if !strings.Contains(flat(told[cell]), want) {
 			t.Errorf("demo %s does not show %s:\n%s", cell, c.Anomaly, told[cell])
 		}
+		assertForARoom(t, cell, c.Strategy, told[cell])
+	}
+}
+
+// flat is s with every run of white space one space: a check of words
+// that a wrapped line may have broken.
+func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// assertForARoom: a demo fits 100 columns, and each explanation's why is
+// about the strategy shown (no other strategy named but those its own
+// mechanism names).
+func assertForARoom(t *testing.T, cell, strategy, out string) {
+	t.Helper()
+	for line := range strings.SplitSeq(out, "\n") {
+		if n := utf8.RuneCountInString(line); n > reports.DemoWidth {
+			t.Errorf("demo %s: a line of %d columns: %s", cell, n, line)
+		}
+	}
+	own, _ := design.Lookup(strategy)
+	whys := 0
+	for _, part := range strings.Split(flat(out), "Why: ")[1:] {
+		why, _, _ := strings.Cut(part, "How to avoid it:")
+		whys++
+		if !strings.Contains(why, "Here "+strategy+": ") {
+			t.Errorf("demo %s: the why is not about %s: %s", cell, strategy, why)
+		}
+		for _, other := range design.Names() {
+			if other != strategy && strings.Contains(why, other+" ") && !strings.Contains(own.Mechanism, other) {
+				t.Errorf("demo %s: the why of %s names %s: %s", cell, strategy, other, why)
+			}
+		}
+	}
+	if whys == 0 {
+		t.Errorf("demo %s explains nothing:\n%s", cell, out)
+	}
+}
+
+// TestDemoQuietAndInColour: a demo's stores start without a word unless
+// --verbose; colour only when asked for (stdout here is not a terminal),
+// and its words are the same with and without it.
+func TestDemoQuietAndInColour(t *testing.T) {
+	args := []string{"demo", "payload-mismatch", "--strategy", "pg-nofingerprint", "--no-timings"}
+	plain := cli(t, args...)
+	if plain.code != exitViolated || plain.stderr != "" || strings.Contains(plain.stdout, "\033[") {
+		t.Fatalf("exit %d; want 1, nothing on stderr, no colour\n%s%s", plain.code, plain.stderr, plain.stdout)
+	}
+	loud := cli(t, append(args, "--verbose", "--color=always")...)
+	if loud.code != exitViolated || !strings.Contains(loud.stderr, "stores: ") || !strings.Contains(loud.stdout, "\033[1;31mMISMATCH\033[0m") {
+		t.Fatalf("--verbose --color=always: exit %d\n%s%s", loud.code, loud.stderr, loud.stdout)
+	}
+	if got := regexp.MustCompile("\033\\[[0-9;]*m").ReplaceAllString(loud.stdout, ""); got != plain.stdout {
+		t.Errorf("colour changed the words:\n%s\n--- plain\n%s", got, plain.stdout)
 	}
 }

@@ -1,13 +1,13 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/idemchaos/idemchaos/reports"
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/spec"
 	"github.com/idemchaos/idemchaos/targets/api"
@@ -24,6 +24,8 @@ type common struct {
 	out         string
 	shardText   string          // --shard, for the commands that register it
 	shard       scenarios.Shard // --shard parsed by check; zero: the whole run
+	quiet       bool            // --quiet: no progress, no provisioning lines
+	term        termFlags       // --wide, --color, for the commands that register them
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -34,6 +36,26 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.jsonFile, "json", "", "write the canonical JSON results to FILE (- for stdout)")
 	fs.IntVar(&c.replicas, "replicas", 1, "target replicas, each behind its own proxy")
 	fs.StringVar(&c.out, "out", "", "save the run (plans, faults, histories, snapshots, results) in this new directory")
+	c.registerQuiet(fs)
+}
+
+// registerQuiet adds --quiet, for every command that provisions stores.
+func (c *common) registerQuiet(fs *flag.FlagSet) {
+	fs.BoolVar(&c.quiet, "quiet", false, "no progress display and no provisioning lines (errors and results still print)")
+}
+
+// log is where provisioning and progress talk: stderr, or nowhere when quiet.
+func (c common) log(stderr io.Writer) io.Writer {
+	if c.quiet {
+		return io.Discard
+	}
+	return stderr
+}
+
+// view is how stdout shows this command's reports (--wide, --color,
+// $COLUMNS), with every finding kept where --out or --json say.
+func (c common) view(stdout io.Writer) (reports.View, error) {
+	return c.term.view(stdout, keptIn(c))
 }
 
 // registerShard adds --shard (matrix, soak).
@@ -77,12 +99,7 @@ func profileFlag(value string) (api.Profile, error) {
 func parse(fs *flag.FlagSet, args []string) error {
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(os.Stdout)
-			fs.PrintDefaults()
-			return err
-		}
-		return usageErrorf("%s: %v", fs.Name(), err)
+		return flagError(fs, err)
 	}
 	if fs.NArg() > 0 {
 		return usageErrorf("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
@@ -100,7 +117,7 @@ func splitList(flagName, value string, known []string) ([]string, error) {
 	for _, v := range strings.Split(value, ",") {
 		v = strings.TrimSpace(v)
 		if !contains(known, v) {
-			return nil, usageErrorf("--%s: unknown name %q (known: %s)", flagName, v, strings.Join(known, ", "))
+			return nil, usageErrorf("--%s: unknown name %q (%sknown: %s)", flagName, v, didYouMean(v, known), strings.Join(known, ", "))
 		}
 		if !seen[v] {
 			seen[v] = true
@@ -124,7 +141,7 @@ func requireName(flagName, value string, known []string) error {
 		return usageErrorf("--%s is required (one of: %s)", flagName, strings.Join(known, ", "))
 	}
 	if !contains(known, value) {
-		return usageErrorf("--%s: unknown name %q (known: %s)", flagName, value, strings.Join(known, ", "))
+		return usageErrorf("--%s: unknown name %q (%sknown: %s)", flagName, value, didYouMean(value, known), strings.Join(known, ", "))
 	}
 	return nil
 }

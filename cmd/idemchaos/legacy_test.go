@@ -15,13 +15,15 @@ import (
 // The goldens changed only where the table's wording did, on purpose: the
 // legend gained held_duplicate, then refusal_not_replayed, and a user's
 // service is told without the catalog's "ok" and "not as declared"; the
-// verdicts and counts never.
+// cells read "caught" and "pass" instead of "FAIL ... ok" and "PASS ok",
+// the findings give money with its currency, long lines wrap at $COLUMNS
+// (120 here); the verdicts and counts never.
 func TestLegacyRunDirectories(t *testing.T) {
 	for _, name := range []string{"matrix", "custom", "external"} {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), name)
 			copyTree(t, filepath.Join("testdata", "legacy-runs", name), dir)
-			o := cli(t, "check", dir)
+			o := cliEnv(t, []string{"COLUMNS=120"}, "check", dir)
 			if o.code != exitPass || !strings.Contains(o.stderr, "0 differ from the saved verdicts") {
 				t.Fatalf("check: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 			}

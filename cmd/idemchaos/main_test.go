@@ -44,7 +44,12 @@ type outcome struct {
 // cli runs the built binary with the shared stores.
 func cli(t *testing.T, args ...string) outcome {
 	t.Helper()
-	return cliEnv(t, []string{"IDEMCHAOS_REDIS_URL=" + services.RedisURL, "IDEMCHAOS_POSTGRES_URL=" + services.PostgresURL}, args...)
+	return cliEnv(t, storesEnv(), args...)
+}
+
+// storesEnv points the CLI at the shared stores.
+func storesEnv() []string {
+	return []string{"IDEMCHAOS_REDIS_URL=" + services.RedisURL, "IDEMCHAOS_POSTGRES_URL=" + services.PostgresURL}
 }
 
 func cliEnv(t *testing.T, env []string, args ...string) outcome {

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
 
@@ -26,13 +25,17 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	scFile := fs.String("scenario-file", "", "add the scenario defined in this YAML file (see examples/)")
 	first := fs.Uint64("seed", 1, "first seed")
 	n := fs.Int("seeds", 1, "number of seeds per cell: seed, seed+1, ...")
-	quiet := fs.Bool("quiet", false, "no progress display")
+	c.term.register(fs)
 	workers := fs.Int("parallel", 2, "cells run at once, each on its own database (1 to 8)")
 	c.registerShard(fs, "its share of the cells, round robin in a fixed order")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	profile, err := c.check()
+	if err != nil {
+		return err
+	}
+	view, err := c.view(stdout)
 	if err != nil {
 		return err
 	}
@@ -45,7 +48,7 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if t.set() {
-		return matrixTarget(ctx, c, t, *sts, crossCells(scens, seeds, profile), *quiet, stdout, stderr)
+		return matrixTarget(ctx, c, t, *sts, crossCells(scens, seeds, profile), view, stdout, stderr)
 	}
 	strategies, err := splitList("strategies", *sts, design.Names())
 	if err != nil {
@@ -62,19 +65,19 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	shard, cells := shardCells(c.shard, cells, stderr)
-	if err := prepareOut(c.out); err != nil {
+	if err := prepareOut(c.out, len(cells)); err != nil {
 		return err
 	}
 	if len(cells) == 0 {
 		return emptyShard(c, stdout, stderr, shard, "matrix", nil)
 	}
-	s, err := open(ctx, c, min(*workers, len(cells)), stderr)
+	s, err := open(ctx, c, min(*workers, len(cells)), c.log(stderr))
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	started := time.Now()
-	prog := newProgress(stderr, len(cells), *quiet)
+	prog := newProgress(stderr, len(cells), c.quiet)
 	results, err := runner.RunAll(ctx, s.Executors(), cells, runner.Batch{Out: c.out, Watch: prog})
 	prog.done()
 	if err != nil {
@@ -84,7 +87,7 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	doc := reports.NewDocument(results, prog.lat, "matrix", started)
 	doc.Shard = shard
 	if err := writeOutput(c, stdout, doc, func(w io.Writer) error {
-		if err := reports.WriteTable(w, results); err != nil {
+		if err := reports.WriteTable(w, results, view); err != nil {
 			return err
 		}
 		return shardSummary(w, shard, len(results))
@@ -125,13 +128,7 @@ type progress struct {
 }
 
 func newProgress(w io.Writer, total int, quiet bool) *progress {
-	f, ok := w.(*os.File)
-	tty := false
-	if ok {
-		if fi, err := f.Stat(); err == nil {
-			tty = fi.Mode()&os.ModeCharDevice != 0
-		}
-	}
+	tty, _ := terminal(w)
 	return &progress{w: w, total: total, tty: tty, quiet: quiet, lat: reports.NewLatencies()}
 }
 

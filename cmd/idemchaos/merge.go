@@ -1,11 +1,9 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/idemchaos/idemchaos/reports"
 	"github.com/idemchaos/idemchaos/scenarios/rundir"
@@ -18,7 +16,13 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
 	out := fs.String("out", "", "the merged run directory (new, or empty)")
 	jsonFile := fs.String("json", "", "also write the merged document to FILE (- for stdout)")
+	var tf termFlags
+	tf.register(fs)
 	dirs, err := parseDirs(fs, args)
+	if err != nil {
+		return err
+	}
+	view, err := tf.view(stdout, "in the run directory "+*out)
 	if err != nil {
 		return err
 	}
@@ -32,7 +36,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	if err := m.CheckOut(*out); err != nil {
 		return usageErrorf("merge: %v", err)
 	}
-	if err := prepareOut(*out); err != nil {
+	if err := prepareOut(*out, 0); err != nil {
 		return err
 	}
 	if err := m.Write(*out); err != nil {
@@ -40,7 +44,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	}
 	doc := m.Document()
 	if err := writeOutput(common{jsonFile: *jsonFile}, stdout, doc, func(w io.Writer) error {
-		return reports.WriteTable(w, doc.Results)
+		return reports.WriteTable(w, doc.Results, view)
 	}); err != nil {
 		return err
 	}
@@ -60,12 +64,7 @@ func parseDirs(fs *flag.FlagSet, args []string) ([]string, error) {
 	var dirs []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fs.SetOutput(os.Stdout)
-				fs.PrintDefaults()
-				return nil, err
-			}
-			return nil, usageErrorf("%s: %v", fs.Name(), err)
+			return nil, flagError(fs, err)
 		}
 		if fs.NArg() == 0 {
 			return dirs, nil

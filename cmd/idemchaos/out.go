@@ -11,8 +11,10 @@ import (
 	"github.com/idemchaos/idemchaos/scenarios/rundir"
 )
 
-// prepareOut checks that dir can take a new run: absent, or an empty directory.
-func prepareOut(dir string) error {
+// prepareOut checks that dir can take a new run (absent, or an empty
+// directory), marks it as a run directory and, when planned > 0, records
+// that the run is to run that many cells.
+func prepareOut(dir string, planned int) error {
 	if dir == "" {
 		return nil
 	}
@@ -29,6 +31,11 @@ func prepareOut(dir string) error {
 	}
 	if err := rundir.Mark(dir); err != nil {
 		return usageErrorf("--out: %v", err)
+	}
+	if planned > 0 {
+		if err := rundir.WritePlanned(dir, planned); err != nil {
+			return usageErrorf("--out: %v", err)
+		}
 	}
 	return nil
 }

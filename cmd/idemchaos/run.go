@@ -22,10 +22,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	sc := fs.String("scenario", "", "scenario to run")
 	scFile := fs.String("scenario-file", "", "run the scenario defined in this YAML file instead (see examples/)")
 	seed := fs.Uint64("seed", 1, "root seed: the same seed gives the same plan and fault schedule")
+	c.term.register(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	profile, err := c.check()
+	if err != nil {
+		return err
+	}
+	view, err := c.view(stdout)
 	if err != nil {
 		return err
 	}
@@ -38,15 +43,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if *st != "" {
 			return usageErrorf("--strategy and --target-url: give one (a built-in strategy, or your own service)")
 		}
-		return runTarget(ctx, c, t, []scenarios.Cell{cell}, "run", stdout, stderr, true)
+		return runTarget(ctx, c, t, []scenarios.Cell{cell}, "run", view, stdout, stderr)
 	}
 	if err := requireName("strategy", *st, design.Names()); err != nil {
 		return err
 	}
-	if err := prepareOut(c.out); err != nil {
+	if err := prepareOut(c.out, 1); err != nil {
 		return err
 	}
-	s, err := open(ctx, c, 1, stderr)
+	s, err := open(ctx, c, 1, c.log(stderr))
 	if err != nil {
 		return err
 	}
@@ -60,7 +65,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	lat := reports.NewLatencies()
 	lat.Add(res.Strategy, rec.Obs.History.Attempts)
 	if err := output(c, stdout, []scenarios.Result{res}, lat, "run", started, func(w io.Writer) error {
-		return reports.WriteDetail(w, res)
+		return reports.WriteDetail(w, res, view)
 	}); err != nil {
 		return err
 	}

@@ -37,7 +37,6 @@ type soakConfig struct {
 	duration   time.Duration
 	maxRounds  int
 	workers    int
-	quiet      bool
 }
 
 func cmdSoak(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -45,12 +44,12 @@ func cmdSoak(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	if err := prepareOut(cfg.c.out); err != nil {
+	if err := prepareOut(cfg.c.out, 0); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "soak: root seed %d (the same --seed gives the same seeds), for %s or %d rounds of %d cells%s\n",
 		cfg.root, cfg.duration, cfg.maxRounds, len(cfg.strategies)*len(cfg.scenarios), soakShardNote(cfg))
-	s, err := open(ctx, cfg.c, min(cfg.workers, len(cfg.strategies)*len(cfg.scenarios)), stderr)
+	s, err := open(ctx, cfg.c, min(cfg.workers, len(cfg.strategies)*len(cfg.scenarios)), cfg.c.log(stderr))
 	if err != nil {
 		return err
 	}
@@ -78,7 +77,6 @@ func parseSoak(args []string, now time.Time) (soakConfig, error) {
 	fs.DurationVar(&cfg.duration, "duration", soakDefaultDuration, "stop starting cells after this long (1s to 24h)")
 	fs.IntVar(&cfg.maxRounds, "max-rounds", soakDefaultRounds, "stop after this many rounds (1 to 1000000)")
 	fs.IntVar(&cfg.workers, "parallel", 2, "cells run at once, each on its own database (1 to 8)")
-	fs.BoolVar(&cfg.quiet, "quiet", false, "no progress display")
 	cfg.c.registerShard(fs, "every shard draws the same round seeds from --seed and runs every Nth round, from round K")
 	if err := parse(fs, args); err != nil {
 		return cfg, err

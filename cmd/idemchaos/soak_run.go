@@ -29,7 +29,7 @@ func newSoakRun(cfg soakConfig, log io.Writer) *soakRun {
 // per cell otherwise (a line per round), and every cell not as declared at
 // once.
 func (k *soakRun) Round(_ int, _ uint64, cells int) runner.Watcher {
-	k.round = newProgress(k.log, cells, k.cfg.quiet)
+	k.round = newProgress(k.log, cells, k.cfg.c.quiet)
 	k.round.quiet = k.round.quiet || !k.round.tty
 	k.round.lat = k.lat
 	k.round.onFinish = func(r scenarios.Result) {
@@ -43,7 +43,7 @@ func (k *soakRun) Round(_ int, _ uint64, cells int) runner.Watcher {
 // RoundDone reports a finished round and the anomalies so far.
 func (k *soakRun) RoundDone(round int, seed uint64, of int, took time.Duration) {
 	k.round.done()
-	if k.cfg.quiet {
+	if k.cfg.c.quiet {
 		return
 	}
 	n := k.Tally.Total

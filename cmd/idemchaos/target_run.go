@@ -11,6 +11,7 @@ import (
 
 	"github.com/idemchaos/idemchaos/reports"
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/rundir"
 	"github.com/idemchaos/idemchaos/scenarios/runner"
 	"github.com/idemchaos/idemchaos/targets/api"
 )
@@ -18,8 +19,8 @@ import (
 // runTarget runs the given scenarios against a user's service, one after
 // another (store faults are shared by every request of the service). Those
 // that need the service's internals are skipped and said so.
-func runTarget(ctx context.Context, c common, t targetFlags, cells []scenarios.Cell, cmd string,
-	stdout, stderr io.Writer, quiet bool) error {
+func runTarget(ctx context.Context, c common, t targetFlags, cells []scenarios.Cell, cmd string, view reports.View,
+	stdout, stderr io.Writer) error {
 	e, err := t.external()
 	if err != nil {
 		return err
@@ -38,13 +39,13 @@ func runTarget(ctx context.Context, c common, t targetFlags, cells []scenarios.C
 		fmt.Fprintf(stderr, "skipped %s: %s\n", s.Scenario, s.Reason)
 	}
 	shard, runnable := shardCells(c.shard, runnable, stderr)
-	if err := prepareOut(c.out); err != nil {
+	if err := prepareOut(c.out, len(runnable)); err != nil {
 		return err
 	}
 	if len(runnable) == 0 {
 		return emptyShard(c, stdout, stderr, shard, cmd, skipped)
 	}
-	svc, err := openService(ctx, t, e, stderr)
+	svc, err := openService(ctx, t, e, c.log(stderr))
 	if err != nil {
 		return err
 	}
@@ -53,12 +54,18 @@ func runTarget(ctx context.Context, c common, t targetFlags, cells []scenarios.C
 	if err != nil {
 		return envError(err)
 	}
+	for _, s := range late {
+		fmt.Fprintf(stderr, "skipped %s: %s\n", s.Scenario, s.Reason)
+	}
 	skipped = append(skipped, late...)
 	if len(runnable) == 0 {
 		return usageErrorf("scenario %s cannot run against %s: %s", late[0].Scenario, e.Name, late[0].Reason)
 	}
+	if err := replan(c.out, len(late), len(runnable)); err != nil {
+		return err
+	}
 	started := time.Now()
-	prog := newProgress(stderr, len(runnable), quiet)
+	prog := newProgress(stderr, len(runnable), c.quiet || cmd == "run")
 	// one cell at a time: store faults hit every request of the service
 	results, err := runner.RunAll(ctx, []runner.Executor{svc}, runnable, runner.Batch{Out: c.out, Watch: prog})
 	prog.done()
@@ -69,9 +76,9 @@ func runTarget(ctx context.Context, c common, t targetFlags, cells []scenarios.C
 	doc.Skipped, doc.Shard = skipped, shard
 	if err := writeOutput(c, stdout, doc, func(w io.Writer) error {
 		if len(results) == 1 && shard == nil {
-			return reports.WriteDetail(w, results[0])
+			return reports.WriteDetail(w, results[0], view)
 		}
-		if err := reports.WriteTable(w, results); err != nil {
+		if err := reports.WriteTable(w, results, view); err != nil {
 			return err
 		}
 		return shardSummary(w, shard, len(results))
@@ -126,9 +133,6 @@ func measure(ctx context.Context, svc *runner.Service, cells []scenarios.Cell, l
 		cells[i].Timing = timing
 	}
 	run, skipped := splitSkipped(cells)
-	for _, s := range skipped {
-		fmt.Fprintf(log, "skipped %s: %s\n", s.Scenario, s.Reason)
-	}
 	return run, skipped, nil
 }
 
@@ -156,12 +160,12 @@ func targetExit(rs []scenarios.Result) int {
 }
 
 // matrixTarget runs every asked scenario and seed against a user's service.
-func matrixTarget(ctx context.Context, c common, t targetFlags, sts string, cells []scenarios.Cell, quiet bool,
+func matrixTarget(ctx context.Context, c common, t targetFlags, sts string, cells []scenarios.Cell, view reports.View,
 	stdout, stderr io.Writer) error {
 	if sts != "" {
 		return usageErrorf("--strategies and --target-url: give one (built-in strategies, or your own service)")
 	}
-	return runTarget(ctx, c, t, cells, "matrix", stdout, stderr, quiet)
+	return runTarget(ctx, c, t, cells, "matrix", view, stdout, stderr)
 }
 
 // openService readies the user's service and its ledger; a target or
@@ -199,4 +203,16 @@ func ledgerHint(info runner.LedgerInfo) string {
 		return ""
 	}
 	return "add " + strings.Join(cols, " and ") + " to --ledger-query: " + strings.Join(gains, ", ")
+}
+
+// replan records again how many cells the run is to run, when measuring
+// the service moved some out.
+func replan(out string, moved, n int) error {
+	if out == "" || moved == 0 {
+		return nil
+	}
+	if err := rundir.WritePlanned(out, n); err != nil {
+		return usageErrorf("--out: %v", err)
+	}
+	return nil
 }

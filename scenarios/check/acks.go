@@ -20,26 +20,26 @@ func (c *checker) lostAck(key string, a, ref *history.Attempt, chs []*history.Ch
 	}
 	if a.ChargeID == "" {
 		c.addLostAck(key, a, nil, fmt.Sprintf("%s was acked with %d for %s but the 2xx carried no charge id",
-			who(key, a), a.Status, payload(a)))
+			who(key, a), a.Status, c.payload(a)))
 		return
 	}
 	row := c.row(a.ChargeID, chs)
 	switch {
 	case row.n == 0:
 		c.addLostAck(key, a, nil, fmt.Sprintf("%s was acked with %d for %s naming charge %s, which the ledger does not hold",
-			who(key, a), a.Status, payload(a), a.ChargeID))
+			who(key, a), a.Status, c.payload(a), a.ChargeID))
 	case row.n > 1:
 		c.addLostAck(key, a, nil, fmt.Sprintf("%s was acked naming charge %s, which the ledger holds %d times",
 			who(key, a), a.ChargeID, row.n))
 	case ref != nil && a != ref && a.Fingerprint == ref.Fingerprint:
 		if row.c.Amount != ref.Amount || row.c.Account != ref.Account {
-			c.addLostAck(key, a, ref, fmt.Sprintf("%s replayed charge %s, a ledger row of %d on account %s, but the key's original request (attempt %s) asked %s",
-				who(key, a), a.ChargeID, row.c.Amount, row.c.Account, ref.ID, payload(ref)))
+			c.addLostAck(key, a, ref, fmt.Sprintf("%s replayed charge %s, a ledger row of %s, but the key's original request (attempt %s) asked %s",
+				who(key, a), a.ChargeID, c.sum(row.c.Amount, row.c.Account), ref.ID, c.payload(ref)))
 		}
 	default:
 		if row.c.Amount != a.Amount || row.c.Account != a.Account {
-			c.addLostAck(key, a, nil, fmt.Sprintf("%s was acked for %s but ledger charge %s is %d on account %s",
-				who(key, a), payload(a), a.ChargeID, row.c.Amount, row.c.Account))
+			c.addLostAck(key, a, nil, fmt.Sprintf("%s was acked for %s but ledger charge %s is %s",
+				who(key, a), c.payload(a), a.ChargeID, c.ledgerSum(row.c, a.Account)))
 		}
 	}
 }
@@ -63,11 +63,11 @@ func (c *checker) lostAckByKey(key string, a, ref *history.Attempt, chs []*histo
 	}
 	if len(chs) == 0 {
 		c.addLostAck(key, a, nil, fmt.Sprintf("%s was acked with %d for %s, but the ledger holds no charge under its key",
-			who(key, a), a.Status, payload(a)))
+			who(key, a), a.Status, c.payload(a)))
 		return
 	}
-	c.addLostAck(key, a, nil, fmt.Sprintf("%s was acked for %s, but no ledger charge under its key has that account and amount (first: %d on account %s)",
-		who(key, a), payload(want), chs[0].Amount, chs[0].Account))
+	c.addLostAck(key, a, nil, fmt.Sprintf("%s was acked for %s, but no ledger charge under its key has that account and amount (first: %s)",
+		who(key, a), c.payload(want), c.ledgerSum(chs[0], want.Account)))
 }
 
 // addLostAck records a lost_ack finding for a; ref, if not nil, is the
@@ -138,18 +138,20 @@ func (c *checker) mismatchExecuted(key string, a, ref *history.Attempt) {
 	}
 	var what string
 	switch {
+	case acked && len(charged) == 1 && charged[0].ID == a.ChargeID:
+		what = fmt.Sprintf("was acked with %d and charged (%s, %s moved)", a.Status, chargeLabel(a.ChargeID), c.money(f.Money))
 	case acked && len(charged) > 0:
-		what = fmt.Sprintf("was acked with %d (%s) and charged %s; %d moved",
-			a.Status, chargeLabel(a.ChargeID), list(ids), f.Money)
+		what = fmt.Sprintf("was acked with %d (%s) and charged %s; %s moved",
+			a.Status, chargeLabel(a.ChargeID), list(ids), c.money(f.Money))
 	case acked:
 		what = fmt.Sprintf("was acked with %d (%s)", a.Status, chargeLabel(a.ChargeID))
 	default:
-		what = fmt.Sprintf("was charged %s though not acked; %d moved", list(ids), f.Money)
+		what = fmt.Sprintf("was charged %s though not acked; %s moved", list(ids), c.money(f.Money))
 	}
 	if acked {
 		f.Charges = appendUnique(f.Charges, a.ChargeID)
 	}
 	f.Detail = fmt.Sprintf("%s reused the key with another payload (%s) and %s",
-		who(key, a), payloadVersus(a, ref), what)
+		who(key, a), c.payloadVersus(a, ref), what)
 	c.add(rankMismatchExecuted, 1, f)
 }

@@ -115,6 +115,9 @@ type Input struct {
 	// held duplicate is judged only behind an original that took at most
 	// twice that plus 50ms: a longer one means the client stalled.
 	ChargeTime time.Duration
+	// Currency is the currency of the run's amounts ("EUR"), named after
+	// every sum of money a detail gives; "" names none.
+	Currency string
 }
 
 // Finding is one violated invariant with its evidence.

@@ -85,8 +85,8 @@ func (c *checker) storeDesync(key string, chs []*history.Charge, reds []*history
 		default:
 			redis = "Redis holds no record of the key: a retry charges again"
 		}
-		parts = append([]string{fmt.Sprintf("Postgres committed %s (%s on account %s, by %s) but %s",
-			first.ID, Money(first.Amount), first.Account, by, redis)}, parts...)
+		parts = append([]string{fmt.Sprintf("Postgres committed %s (%s, by %s) but %s",
+			first.ID, c.sum(first.Amount, first.Account), by, redis)}, parts...)
 	}
 	f.Charges = append(f.Charges, wrong...)
 	f.Detail = keyLabel(key) + ": " + strings.Join(parts, "; ")

@@ -66,6 +66,14 @@ func list(items []string) string {
 	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
+// times renders "twice", "3 times".
+func times(n int) string {
+	if n == 2 {
+		return "twice"
+	}
+	return plural(n, "time")
+}
+
 // plural renders "1 charge", "3 charges".
 func plural(n int, noun string) string {
 	if n == 1 {
@@ -74,15 +82,27 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
+// money is an amount in major units with the run's currency: "7.00 EUR".
+func (c *checker) money(minor int64) string { return Amount(minor, c.currency) }
+
 // payload describes a request body in domain words.
-func payload(a *history.Attempt) string {
-	return fmt.Sprintf("%d on account %s", a.Amount, a.Account)
+func (c *checker) payload(a *history.Attempt) string {
+	return c.sum(a.Amount, a.Account)
 }
 
-// payloadVersus contrasts a's payload with the reference attempt's.
-func payloadVersus(a, ref *history.Attempt) string {
-	if a.Amount != ref.Amount || a.Account != ref.Account {
-		return fmt.Sprintf("%s where attempt %s asked %s", payload(a), ref.ID, payload(ref))
+// sum is an amount on an account: "7.00 EUR on account acct-1".
+func (c *checker) sum(minor int64, account string) string {
+	return c.money(minor) + " on account " + account
+}
+
+// payloadVersus contrasts a's payload with the reference attempt's, naming
+// the account once when both share it.
+func (c *checker) payloadVersus(a, ref *history.Attempt) string {
+	switch {
+	case a.Account == ref.Account && a.Amount != ref.Amount:
+		return fmt.Sprintf("%s where attempt %s asked %s, on account %s", c.money(a.Amount), ref.ID, c.money(ref.Amount), a.Account)
+	case a.Amount != ref.Amount || a.Account != ref.Account:
+		return fmt.Sprintf("%s where attempt %s asked %s", c.payload(a), ref.ID, c.payload(ref))
 	}
 	return fmt.Sprintf("fingerprint %s where attempt %s had %s", short(a.Fingerprint), ref.ID, short(ref.Fingerprint))
 }
@@ -129,6 +149,14 @@ func Money(minor int64) string {
 	return fmt.Sprintf("%s%d.%02d", sign, minor/100, minor%100)
 }
 
+// Amount is Money with the currency after it, when there is one: "12.50 EUR".
+func Amount(minor int64, currency string) string {
+	if currency == "" {
+		return Money(minor)
+	}
+	return Money(minor) + " " + currency
+}
+
 // duration formats a duration readably: "250µs", "500ms", "1.84s", "2m5s", "24h".
 func duration(d time.Duration) string {
 	if d < 0 {
@@ -150,4 +178,13 @@ func duration(d time.Duration) string {
 		s = s[:len(s)-2]
 	}
 	return s
+}
+
+// ledgerSum is a ledger charge's amount, with its account when it is not
+// the one the sentence already named.
+func (c *checker) ledgerSum(ch *history.Charge, named string) string {
+	if ch.Account == named {
+		return c.money(ch.Amount)
+	}
+	return c.sum(ch.Amount, ch.Account)
 }

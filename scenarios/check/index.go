@@ -12,7 +12,8 @@ import (
 
 // checker holds the indexes built once per Run and the findings gathered.
 type checker struct {
-	profile api.Profile
+	profile  api.Profile
+	currency string // named after every sum of money in a detail
 	// inFlight is the profile's status for a duplicate while the first is in
 	// flight (409 if the profile leaves it unset).
 	inFlight int
@@ -92,7 +93,7 @@ type chargeRow struct {
 
 func newChecker(in Input) *checker {
 	h := in.History
-	c := &checker{profile: in.Profile, ledger: in.Ledger.Charges, inFlight: in.Profile.InFlight,
+	c := &checker{profile: in.Profile, currency: in.Currency, ledger: in.Ledger.Charges, inFlight: in.Profile.InFlight,
 		probes: h.Quiesced > 0, quiesced: h.Quiesced, claimTime: h.ClaimTimeout,
 		probeFrom: h.Quiesced + h.ClaimTimeout, twoStores: in.TwoStores, noChargeIDs: in.Ledger.NoChargeIDs,
 		noKeyless: in.Ledger.NoKeyless, replay: compileCompare(in.Replay), chargeTime: in.ChargeTime, keyTTL: h.KeyTTL}

@@ -44,8 +44,8 @@ func (c *checker) doubleCharge(key string, group []*history.Charge) {
 		made[i] = ch.ID + " by attempt " + ch.AttemptID
 		f.Attempts = appendUnique(f.Attempts, ch.AttemptID)
 	}
-	f.Detail = fmt.Sprintf("%s: %d charges (%s) on account %s for one key; %s overcharged",
-		keyLabel(key), len(group), list(made), group[0].Account, Money(money))
+	f.Detail = fmt.Sprintf("%s: charged %s on account %s (%s); %s overcharged",
+		keyLabel(key), times(len(group)), group[0].Account, list(made), c.money(money))
 	c.overcharged += money
 	c.add(rankDoubleCharge, len(group)-1, f)
 }
@@ -79,14 +79,14 @@ func (c *checker) checkBalances() {
 		}
 		credits := ""
 		if a.Credited != 0 {
-			credits = fmt.Sprintf(" plus %d paid in", a.Credited)
+			credits = " plus " + Money(a.Credited) + " paid in"
 		}
 		c.add(rankBalance, 1, Finding{
 			Anomaly: Balance,
 			Account: a.ID,
 			Money:   diff,
-			Detail: fmt.Sprintf("account %s: opening balance %d%s minus %s totalling %d should leave %d, but the balance is %d; %d unaccounted for",
-				a.ID, a.Opening, credits, plural(counts[i], "charge"), sums[i], want, a.Balance, diff),
+			Detail: fmt.Sprintf("account %s: opening balance %s%s minus %s totalling %s should leave %s, but the balance is %s; %s unaccounted for",
+				a.ID, Money(a.Opening), credits, plural(counts[i], "charge"), Money(sums[i]), Money(want), Money(a.Balance), c.money(diff)),
 		})
 	}
 }

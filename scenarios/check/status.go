@@ -46,7 +46,7 @@ func (c *checker) keyedStatus(key string, a, ref *history.Attempt, s *keyScratch
 	case a.Fingerprint != ref.Fingerprint && a.Status != 0 && !is2xx(a.Status) && p.Mismatch != 0 &&
 		a.Status != p.Mismatch && a.Status != p.InFlight:
 		c.addStatus(key, a, ref, "", fmt.Sprintf("%s reused the key with another payload (%s) and got %d; %s answers %d (or %d while the first is in flight)",
-			who(key, a), payloadVersus(a, ref), a.Status, c.profileLabel(), p.Mismatch, p.InFlight))
+			who(key, a), c.payloadVersus(a, ref), a.Status, c.profileLabel(), p.Mismatch, p.InFlight))
 	case s.partner[pos] >= 0 && is5xx(a.Status) && a.Fault == "":
 		other := atts[s.partner[pos]]
 		c.addStatus(key, a, other, "", fmt.Sprintf("%s was a concurrent duplicate of attempt %s and got %d with no fault placed on it; %s answers %d at once",

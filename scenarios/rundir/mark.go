@@ -25,3 +25,57 @@ func Marked(dir string) bool {
 	_, err := os.Stat(filepath.Join(dir, MarkFile))
 	return !errors.Is(err, os.ErrNotExist) && err == nil
 }
+
+// PlannedFile, at the run's root, says how many cells the run was to run;
+// written before the first cell starts, so that a run stopped early still
+// tells how many never started.
+const PlannedFile = "planned.json"
+
+// planned is the content of PlannedFile.
+type planned struct {
+	Cells int `json:"cells"`
+}
+
+// WritePlanned records in root that the run is to run n cells.
+func WritePlanned(root string, n int) error {
+	return writeJSON(filepath.Join(root, PlannedFile), planned{Cells: n})
+}
+
+// Progress is how far a saved run got.
+type Progress struct {
+	Planned  int  // cells the run was to run; 0: not recorded (a soak, an older run directory)
+	Started  int  // cells that hold a plan
+	Finished int  // cells that hold their result
+	Ended    bool // the run wrote its document: it got to its end
+}
+
+// ReadProgress reads how far the run in root got; dirs are its cell
+// directories (Cells).
+func ReadProgress(root string, dirs []string) Progress {
+	p := Progress{Started: len(dirs)}
+	for _, d := range dirs {
+		if Complete(d) {
+			p.Finished++
+		}
+	}
+	var pl planned
+	if readJSON(filepath.Join(root, PlannedFile), &pl) == nil && pl.Cells > 0 {
+		p.Planned = pl.Cells
+	}
+	_, err := os.Stat(filepath.Join(root, DocumentFile))
+	p.Ended = err == nil
+	return p
+}
+
+// Interrupted reports whether the run stopped before its end: it wrote no
+// document, or a cell it started never finished.
+func (p Progress) Interrupted() bool { return !p.Ended || p.Finished < p.Started }
+
+// NeverStarted is how many planned cells have no directory; -1 when the
+// run did not record how many it planned.
+func (p Progress) NeverStarted() int {
+	if p.Planned == 0 {
+		return -1
+	}
+	return max(p.Planned-p.Started, 0)
+}

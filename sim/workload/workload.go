@@ -134,6 +134,22 @@ func (p Plan) Faults() []Fault {
 	return out
 }
 
+// Currency is the currency the plan's payments are in: its first op's
+// (every op of a plan shares it), else its first account's; "" if none.
+func (p Plan) Currency() string {
+	for _, o := range p.Ops {
+		if o.Currency != "" {
+			return o.Currency
+		}
+	}
+	for _, a := range p.Accounts {
+		if a.Currency != "" {
+			return a.Currency
+		}
+	}
+	return ""
+}
+
 // Validate checks the plan is well formed and bounded.
 func (p Plan) Validate() error {
 	if len(p.Ops) == 0 || len(p.Ops) > MaxOps {

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/idemchaos/idemchaos/reports"
+)
+
+// command is a subcommand as its help and the main usage tell it.
+type command struct {
+	name  string
+	forms []string // usage lines after "idemchaos NAME"
+	short string   // a few words for the main usage
+	about string   // the paragraph of NAME -h
+}
+
+// commands is every subcommand, in the order the main usage lists them.
+var commands = []command{
+	{"list", []string{"[--wide]"}, "strategies, scenarios, profiles, what runs against your service",
+		"Lists the built-in strategies (each one's mechanism, its flaw and the scenarios that catch it), the scenarios " +
+			"(what each does and reveals), the contract profiles, and which scenarios run against your own service with " +
+			"what help. It fits $COLUMNS (else the terminal, else 120 columns); --wide prints it as one table."},
+	{"run", []string{"--strategy S --scenario C [--seed N] [--out DIR] [--json FILE]",
+		"--target-url URL --ledger-url DSN --ledger-query SQL --scenario C"}, "one cell, against a built-in strategy or your own service",
+		"Runs one scenario against one built-in strategy (or, with --target-url, against your own service) on one seed " +
+			"and prints the verdict, the anomalies with their evidence and the command that runs it again. Exit 0 pass, " +
+			"1 an invariant broken, 4 inconclusive, 2 bad input, 3 environment, 130 interrupted."},
+	{"matrix", []string{"[--strategies a,b] [--scenarios x,y] [--seeds N] [--shard K/N] [--out DIR] [--json FILE]"},
+		"every strategy under every scenario",
+		"Runs every strategy (--strategies) under every scenario (--scenarios) on --seeds seeds and prints the matrix, " +
+			"what each cell shows against what the catalog declares, and the evidence and repro line of every cell that " +
+			"did not pass. The matrix fits $COLUMNS (compact, numbered scenario columns) unless --wide. Exit 0 when every " +
+			"cell is as declared, 1 when one is not, 4 when one is inconclusive."},
+	{"soak", []string{"[--duration D] [--strategies a,b] [--scenarios x,y] [--seed N] [--shard K/N] [--out DIR]"},
+		"fresh seeds until a deadline",
+		"Runs rounds of every (strategy, scenario) cell, each round on a new seed drawn from one root seed, until " +
+			"--duration or --max-rounds; reports every cell not as declared at once and a summary per strategy at the end. " +
+			"Exit 0 nothing unexpected or missed, 1 otherwise, 4 only inconclusive cells, 130 interrupted."},
+	{"merge", []string{"DIR... --out DIR"}, "join the run directories of shards 1/N..N/N into one",
+		"Joins the run directories of the N shards of one run (matrix --shard, soak --shard) into the new run " +
+			"directory --out, which check and report read like any other; refuses a missing, duplicated, interrupted or " +
+			"foreign shard. Its exit code is the whole run's verdict."},
+	{"check", []string{"DIR [--json FILE]"}, "re-check a saved run offline",
+		"Judges every finished cell of the run directory DIR again from its saved history and snapshots, prints the " +
+			"same matrix, and lists every cell whose verdict differs from the one saved (exit 1). A run that was " +
+			"interrupted is said to be, with how many cells never started, and exits 4 unless a finished cell failed."},
+	{"report", []string{"DIR|FILE --format table|json|junit|markdown|html [-o FILE]"}, "render a saved run or bench",
+		"Renders the run directory DIR (or a --json results or bench file) in one format: the terminal table, the " +
+			"canonical JSON, JUnit XML, Markdown for a CI step summary, or one self-contained HTML page."},
+	{"demo", []string{"SCENARIO [--strategy S] [--seed N]", "--list"}, "a forced interleaving, narrated for a room",
+		"Runs one cell and tells the story of one key step by step, then explains each anomaly it shows for the " +
+			"strategy shown, and prints a Mermaid sequence diagram. The stores start quietly (--verbose shows how). " +
+			"Exit 1 when the story ends in an anomaly (the point of most demos), 0 when it ends well, 4 when the run " +
+			"proved nothing."},
+	{"bench", []string{"[--strategies a,b] [--rate R | --concurrency C] [--duration D] [--dup-ratio P]"}, "what each strategy costs",
+		"Measures each strategy's latency percentiles and throughput under an open-model load (or a closed one with " +
+			"--concurrency), with a share of duplicate retries, and writes them as a table, JSON, Markdown or HTML."},
+	{"conformance", []string{"[--targets a,b] [--scenarios x,y] [--profiles p,q] [--seeds N] [--out DIR] [--md FILE]",
+		"--seeds 1 --golden FILE", "--from DIR [--md FILE] [--verdicts FILE]"}, "the idempotency libraries under every scenario (CONFORMANCE.md)",
+		"Builds and starts each conformance target (Fiber v2's idempotency middleware, @node-idempotency/core, " +
+			"Powertools' makeIdempotent, and paymentd's pg-tx and redis-pg-guard as reference rows) on loopback, runs every " +
+			"scenario that can run against it under each profile on --seeds seeds, exactly as against your own service, and " +
+			"writes the table with each finding explained by the library's own code (--md), the verdicts (--verdicts) and " +
+			"the run (--out: JSON, JUnit, HTML). --golden compares the verdicts with a committed file: exit 1 with the " +
+			"difference if one changed."},
+}
+
+// commandNamed is the subcommand called name.
+func commandNamed(name string) (command, bool) {
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// commandNames lists the subcommands.
+func commandNames() []string {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	return names
+}
+
+// mainUsage is what `idemchaos help` prints.
+func mainUsage() string {
+	var b strings.Builder
+	b.WriteString("idemchaos: chaos and simulation harness for the Idempotency-Key pattern\n\nusage:\n")
+	for _, c := range commands {
+		for i, f := range c.forms {
+			line := "  idemchaos " + c.name + " " + f
+			switch {
+			case i > 0:
+			case len(line) < 50:
+				line = fmt.Sprintf("%-50s %s", line, c.short)
+			default:
+				line += fmt.Sprintf("\n%51s%s", "", c.short)
+			}
+			b.WriteString(line + "\n")
+		}
+	}
+	b.WriteString(usageTail)
+	return b.String()
+}
+
+const usageTail = `
+common flags: --redis-url, --postgres-url (else IDEMCHAOS_REDIS_URL, IDEMCHAOS_POSTGRES_URL;
+              else a Docker engine; else local redis-server and postgres), --no-docker, --quiet,
+              --profile NAME|FILE, --scenario-file FILE (run, matrix: a scenario of your own, see examples/),
+              --shard K/N (matrix, soak: this process's share of the run; idemchaos merge joins the shards),
+              --wide, --color auto|always|never (the terminal view; NO_COLOR is respected)
+exit codes: 0 pass (matrix: every cell as declared), 1 invariant violated (matrix: a cell not as
+            declared), 2 usage or bad input, 3 environment error, 4 inconclusive (check: an
+            interrupted run), 130 interrupted
+run 'idemchaos COMMAND -h' for a command's usage and flags
+`
+
+// writeHelp prints a subcommand's usage lines, its paragraph and its flags.
+func writeHelp(w io.Writer, fs *flag.FlagSet) {
+	c, _ := commandNamed(fs.Name())
+	for i, f := range c.forms {
+		head := "usage: "
+		if i > 0 {
+			head = "       "
+		}
+		fmt.Fprintf(w, "%sidemchaos %s %s\n", head, c.name, f)
+	}
+	fmt.Fprint(w, "\n"+reports.Wrap("", "", c.about, 100))
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n > 0 {
+		fmt.Fprintln(w, "\nflags:")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+	}
+}
+
+// flagError turns a flag parsing error into what the user sees: the help
+// on -h (then flag.ErrHelp, exit 0), else a one-line usage error that
+// suggests the flag meant.
+func flagError(fs *flag.FlagSet, err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		writeHelp(os.Stdout, fs)
+		return err
+	}
+	const undefined = "flag provided but not defined: -"
+	if name, ok := strings.CutPrefix(err.Error(), undefined); ok {
+		var known []string
+		fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
+		hint := ""
+		if m := nearest(name, known); m != "" {
+			hint = fmt.Sprintf("; did you mean --%s?", m)
+		}
+		return usageErrorf("%s: unknown flag --%s%s (idemchaos %s -h lists them)", fs.Name(), strings.TrimLeft(name, "-"), hint, fs.Name())
+	}
+	return usageErrorf("%s: %v", fs.Name(), err)
+}
