@@ -27,8 +27,9 @@ const (
 // refusal was seen for it, or a try whose response the plan dropped timed
 // out: the server had answered), ReplayProbes single-try requests identical to the key's
 // reference request (its first op's account, amount and currency), one
-// after another, on the replicas its tries used (round robin, in the
-// order they were first used). The replays they provoke are what the
+// after another, on the replicas its tries used (round robin, in op and
+// try order: the same probes on every run of the plan, whichever request
+// the interleaving let in first). The replays they provoke are what the
 // checker compares with the key's first answer: after a dropped response
 // the client saw only one 2xx, or none. Ops are numbered from NextOp(plan);
 // keys are probed in plan order, replayLanes at once (more beyond
@@ -42,7 +43,7 @@ func ReplayPlan(plan workload.Plan, attempts []history.Attempt) workload.Plan {
 	byKey := map[string]*seen{}
 	sorted := slices.Clone(attempts)
 	slices.SortStableFunc(sorted, func(a, b history.Attempt) int {
-		return cmp.Or(cmp.Compare(a.Call, b.Call), cmp.Compare(a.Op, b.Op), cmp.Compare(a.Try, b.Try))
+		return cmp.Or(cmp.Compare(a.Op, b.Op), cmp.Compare(a.Try, b.Try))
 	})
 	for _, a := range sorted {
 		if a.Key == "" || a.Hidden {

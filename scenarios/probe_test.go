@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/sim/workload"
@@ -136,5 +137,24 @@ func TestReplayPlanLanes(t *testing.T) {
 		if free != min(c.lanes, c.keys) {
 			t.Fatalf("%d keys: %d probes start at once; want %d", c.keys, free, min(c.lanes, c.keys))
 		}
+	}
+}
+
+// TestReplayPlanIgnoresWhoCameFirst: the probes depend on the plan and on
+// which keys completed, not on the order the interleaving let requests in
+// (a demo tells the same story every time).
+func TestReplayPlanIgnoresWhoCameFirst(t *testing.T) {
+	plan := workload.Plan{Ops: []workload.Op{
+		{ID: 0, Key: "k", Account: "acct-1", Amount: 100, MaxTries: 1, After: -1, Group: -1},
+		{ID: 1, Key: "k", Account: "acct-1", Amount: 100, MaxTries: 1, After: -1, Group: -1},
+	}}
+	run := func(first, second time.Duration) string {
+		return fmt.Sprint(ReplayPlan(plan, []history.Attempt{
+			{Op: 0, Try: 1, Key: "k", Replica: 0, Call: first, Outcome: history.Acked, Status: 201},
+			{Op: 1, Try: 1, Key: "k", Replica: 1, Call: second, Outcome: history.Acked, Status: 201},
+		}).Ops)
+	}
+	if a, b := run(1, 2), run(2, 1); a != b {
+		t.Fatalf("probes depend on who came first:\n%s\n%s", a, b)
 	}
 }
