@@ -32,6 +32,8 @@ var causes = map[check.Anomaly]string{
 	check.StoreDesync:      "Redis and Postgres share no transaction: the charge commits in Postgres and the write of its response to Redis can be lost, or overwritten by a later charge.",
 	check.CachedError:      "A 5xx answer was stored with the key like any response, so every retry gets the failure back.",
 	check.HeldDuplicate:    "The claim waits instead of failing: a second request for a key in flight blocks until the first one ends.",
+	check.RefusalNotReplayed: "The key layer stores only 2xx answers and releases the key otherwise, so a retry of a declined charge finds no key " +
+		"and is decided again, now against the funded account.",
 }
 
 // WhyFor is why the anomaly happens with one strategy: the anomaly's cause,

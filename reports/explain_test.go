@@ -17,7 +17,7 @@ func TestExplainEveryAnomaly(t *testing.T) {
 	titles := map[string]bool{}
 	for _, name := range append(known, check.Anomalies()...) {
 		e := reports.Explain(name)
-		if e.Name != string(name) || e.Title == "" || e.What == "" || e.Why == "" || e.Avoid == "" {
+		if e.Name != string(name) || e.Title == "" || e.What == "" || e.Why == "" || e.Avoid == "" || e.Cause == "" {
 			t.Errorf("Explain(%q) has an empty field: %+v", name, e)
 		}
 		if e.What == generic.What {

@@ -33,6 +33,7 @@ func cmdConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
 	var f conformanceFlags
 	f.common.register(fs)
+	f.common.term.register(fs)
 	fs.StringVar(&f.targets, "targets", "", "comma-separated conformance targets (default: all)")
 	fs.StringVar(&f.scens, "scenarios", "", "comma-separated scenarios (default: all that can run)")
 	fs.StringVar(&f.profiles, "profiles", "", "comma-separated profiles (default: ietf,stripe)")
