@@ -399,6 +399,13 @@ func TestStatusContract(t *testing.T) {
 		{name: "ietf: mismatch answered 409", in: mismatch(api.IETF, 409)},
 		{name: "stripe: mismatch answered 400", in: mismatch(api.Stripe, 400)},
 		{name: "stripe: mismatch answered 422", in: mismatch(api.Stripe, 422), counts: sc, findings: one(keyA, ids("a2-1", "a1-1"), nil)},
+		{name: "ietf: the same payload refused as a mismatch (422)", in: duplicate(served(60, 62), rejected(422)), counts: sc,
+			findings: one(keyA, ids("a2-1", "a1-1"), nil)},
+		{name: "stripe: the same payload answered 400, its mismatch status and any bad request's", in: func() Input {
+			in := duplicate(served(60, 62), rejected(400))
+			in.Profile = api.Stripe
+			return in
+		}()},
 
 		{name: "concurrent duplicate answered 503", in: duplicate(served(6, 8), failed(503)), counts: sc, findings: one(keyA, ids("a2-1", "a1-1"), nil)},
 		{name: "concurrent duplicate touching the first's end answered 500", in: duplicate(served(40, 45), failed(500)), counts: sc, findings: one(keyA, ids("a2-1", "a1-1"), nil)},

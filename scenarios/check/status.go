@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/idemchaos/idemchaos/sim/history"
@@ -47,6 +48,10 @@ func (c *checker) keyedStatus(key string, a, ref *history.Attempt, s *keyScratch
 		a.Status != p.Mismatch && a.Status != p.InFlight:
 		c.addStatus(key, a, ref, "", fmt.Sprintf("%s reused the key with another payload (%s) and got %d; %s answers %d (or %d while the first is in flight)",
 			who(key, a), c.payloadVersus(a, ref), a.Status, c.profileLabel(), p.Mismatch, p.InFlight))
+	case a.Fingerprint == ref.Fingerprint && a.Status == p.Mismatch && p.Mismatch != 0 && p.Mismatch != http.StatusBadRequest &&
+		p.Mismatch != p.MissingKey && p.Mismatch != p.InFlight: // a distinct mismatch status (ietf's 422), not any bad request
+		c.addStatus(key, a, ref, "", fmt.Sprintf("%s sent the key's own payload (as attempt %s did) and got %d, %s's status for another payload: "+
+			"the same request is replayed or executed, never refused as a mismatch", who(key, a), ref.ID, a.Status, c.profileLabel()))
 	case s.partner[pos] >= 0 && is5xx(a.Status) && a.Fault == "":
 		other := atts[s.partner[pos]]
 		c.addStatus(key, a, other, "", fmt.Sprintf("%s was a concurrent duplicate of attempt %s and got %d with no fault placed on it; %s answers %d at once",
