@@ -36,7 +36,7 @@ func pick(rec scenarios.Record, res scenarios.Result) (string, []int) {
 	if key == "" {
 		return "", []int{best}
 	}
-	return key, opsWithKey(rec, res, key)
+	return key, opsWithKey(rec, key)
 }
 
 // findingOp is the first op a finding names, or -1.
@@ -58,10 +58,12 @@ func findingOp(rec scenarios.Record, key string, ids []string, opOf map[string]i
 }
 
 // opsWithKey lists the plan ops with key, then the other ops (probes) whose
-// attempts carry it. A replay probe is told only when it is evidence: a
-// finding names it, or it made a charge; one that got the replay it asked
-// for adds nothing to the story.
-func opsWithKey(rec scenarios.Record, res scenarios.Result, key string) []int {
+// attempts carry it. A replay probe is told only when it shows something
+// the plan's own attempts did not: it made a charge, or it got an answer
+// none of them got. Which answer a finding compares with can depend on
+// which request the interleaving let back first; this does not, so a demo
+// tells the same story every time.
+func opsWithKey(rec scenarios.Record, key string) []int {
 	var out []int
 	seen := map[int]bool{}
 	for _, op := range rec.Plan.Ops {
@@ -70,10 +72,19 @@ func opsWithKey(rec scenarios.Record, res scenarios.Result, key string) []int {
 			seen[op.ID] = true
 		}
 	}
-	telling := evidence(rec, res)
+	charged := map[string]bool{}
+	for _, c := range rec.Obs.Ledger.Charges {
+		charged[c.AttemptID] = true
+	}
+	answers := map[answer]bool{}
 	for _, a := range rec.Obs.History.Attempts {
-		if a.Key != key || seen[a.Op] || a.ReplayProbe && !telling[baseID(a.ID)] {
-			continue // an op told is told whole: any of its attempts being evidence is enough
+		if a.Key == key && seen[a.Op] && a.Status != 0 {
+			answers[answerOf(a)] = true
+		}
+	}
+	for _, a := range rec.Obs.History.Attempts {
+		if a.Key != key || seen[a.Op] || a.ReplayProbe && !charged[baseID(a.ID)] && answers[answerOf(a)] {
+			continue // an op told is told whole: any of its attempts showing something is enough
 		}
 		out = append(out, a.Op)
 		seen[a.Op] = true
@@ -81,22 +92,13 @@ func opsWithKey(rec scenarios.Record, res scenarios.Result, key string) []int {
 	return out
 }
 
-// evidence is the set of attempt ids the findings name or that made a
-// ledger charge.
-func evidence(rec scenarios.Record, res scenarios.Result) map[string]bool {
-	out := map[string]bool{}
-	for _, f := range res.Findings {
-		for _, id := range f.Attempts {
-			out[baseID(id)] = true
-		}
-	}
-	for _, c := range rec.Obs.Ledger.Charges {
-		if c.AttemptID != "" {
-			out[c.AttemptID] = true
-		}
-	}
-	return out
+// answer is what an attempt was answered.
+type answer struct {
+	status       int
+	charge, body string
 }
+
+func answerOf(a history.Attempt) answer { return answer{a.Status, a.ChargeID, a.Body} }
 
 // attemptsOf lists the attempts of op in the history, for the story key.
 func attemptsOf(h history.History, op int, key string) []history.Attempt {

@@ -50,13 +50,19 @@ func TestReplayProbesThatChargeAreTold(t *testing.T) {
 		"rp1->>R0: same POST again, key aef7c1aa…\n")
 }
 
-// TestReplayProbeNamedByAFindingIsTold: the one replay probe whose replay
-// differs is told as "the replay probe".
-func TestReplayProbeNamedByAFindingIsTold(t *testing.T) {
+// TestReplayProbeWithAnotherAnswerIsTold: the one replay probe whose
+// replay differs from every answer the traffic got (a body rendered anew)
+// is told as "the replay probe".
+func TestReplayProbeWithAnotherAnswerIsTold(t *testing.T) {
 	r := newRecord("target", "dropped-response", op(0, raceKey, 2, -1))
 	r.try(0, 1, raceKey, 1, 2, 10, 11, 201, "ch_1", false)
 	r.replayProbe(1, raceKey, 100, "ch_1", true)
 	r.replayProbe(2, raceKey, 120, "ch_1", true)
+	for i := range r.rec.Obs.History.Attempts {
+		if a := &r.rec.Obs.History.Attempts[i]; a.ID == "o2-t1" {
+			a.Body = `{"id":"ch_1","created":120}`
+		}
+	}
 	r.charge("ch_1", raceKey, "o0-t1", 1)
 	r.finding(check.ReplayMismatch, raceKey, "o2-t1", "o0-t1")
 	n := Story(r.rec, r.res)
@@ -67,5 +73,19 @@ func TestReplayProbeNamedByAFindingIsTold(t *testing.T) {
 		"REPLAY MISMATCH")
 	if strings.Contains(n.Text(), "replay probe 1") {
 		t.Errorf("the quiet probe was told:\n%s", n.Text())
+	}
+}
+
+// TestProbeRepeatingATrafficAnswerIsNotTold: a replay probe that got an
+// answer a request of the traffic got too is not told, even when a finding
+// names it (which answer a finding compares with depends on which request
+// came back first: the story must not).
+func TestProbeRepeatingATrafficAnswerIsNotTold(t *testing.T) {
+	r := doubleCharge(raceOptions{})
+	r.replayProbe(2, raceKey, 400, "ch_9", true)
+	before := Story(r.rec, r.res).Text()
+	r.finding(check.ReplayMismatch, raceKey, "o2-t1", "o0-t1")
+	if after := Story(r.rec, r.res).Text(); strings.Contains(after, "probe") {
+		t.Errorf("a probe repeating a traffic answer was told:\n%s\n(before the finding:\n%s)", after, before)
 	}
 }
