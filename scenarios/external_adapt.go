@@ -49,12 +49,12 @@ func outlast(timing *Timing) (note string, p client.Policy, skip string) {
 		return "", p, "needs the service's charge time measured first, which the runner does"
 	case timing.Charge < MinOutlast:
 		return "", p, fmt.Sprintf("the service charges in %s (median of %d): too fast to time a client out inside the charge from outside (%s or more); "+
-			"give --failpoints (docs/failpoints.md) or run the service with a slower charge", round(timing.Charge), len(timing.Samples), MinOutlast)
+			"give --failpoints (docs/failpoints.md) or run the service with a slower charge", ShortDuration(timing.Charge), len(timing.Samples), MinOutlast)
 	}
 	p = outlastPolicy(timing.Charge)
 	note = fmt.Sprintf("adapted to the service's %s charge (median of %d, measured first), no delay inside the service: per-try timeout %s, "+
 		"retries %s to %s apart, for about twice the charge (in flight, past any claim TTL shorter than the charge, then after it)",
-		round(timing.Charge), len(timing.Samples), round(p.PerTry), round(p.Backoff), round(p.MaxBackoff))
+		ShortDuration(timing.Charge), len(timing.Samples), ShortDuration(p.PerTry), ShortDuration(p.Backoff), ShortDuration(p.MaxBackoff))
 	return note, p, ""
 }
 
@@ -87,7 +87,7 @@ func (t External) faultNotes(sc Scenario, plan workload.Plan) []string {
 			notes = append(notes, fmt.Sprintf("%s left out: %s inside the service needs --failpoints", plural(n, "in-target fault"), in))
 		case k.action == api.PGLatency:
 			notes = append(notes, fmt.Sprintf("%s of Postgres latency on the %s proxy from the faulted request's start, for %s, from outside (%s: at %s needs --failpoints)",
-				round(k.arg), t.PostgresProxy, round(k.arg), plural(n, "request"), k.point))
+				ShortDuration(k.arg), t.PostgresProxy, ShortDuration(k.arg), plural(n, "request"), k.point))
 		default:
 			notes = append(notes, fmt.Sprintf("%s placed from outside, for the whole faulted request (%s: at %s needs --failpoints)",
 				linkCut(k.action, t), plural(n, "request"), k.point))
@@ -110,7 +110,9 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-func round(d time.Duration) time.Duration {
+// ShortDuration rounds d for a sentence: to the millisecond from 10ms up,
+// else to the tenth of one.
+func ShortDuration(d time.Duration) time.Duration {
 	if d >= 10*time.Millisecond {
 		return d.Round(time.Millisecond)
 	}

@@ -35,9 +35,7 @@ func runTarget(ctx context.Context, c common, t targetFlags, cells []scenarios.C
 	case len(runnable) == 0:
 		return usageErrorf("nothing to run against %s: every scenario asked for needs the service's internals", e.Name)
 	}
-	for _, s := range skipped {
-		fmt.Fprintf(stderr, "skipped %s: %s\n", s.Scenario, s.Reason)
-	}
+	tellSkipped(stderr, view, skipped)
 	shard, runnable := shardCells(c.shard, runnable, stderr)
 	if err := prepareOut(c.out, len(runnable)); err != nil {
 		return err
@@ -54,9 +52,7 @@ func runTarget(ctx context.Context, c common, t targetFlags, cells []scenarios.C
 	if err != nil {
 		return envError(err)
 	}
-	for _, s := range late {
-		fmt.Fprintf(stderr, "skipped %s: %s\n", s.Scenario, s.Reason)
-	}
+	tellSkipped(stderr, view, late)
 	skipped = append(skipped, late...)
 	if len(runnable) == 0 {
 		return usageErrorf("scenario %s cannot run against %s: %s", late[0].Scenario, e.Name, late[0].Reason)
@@ -128,12 +124,20 @@ func measure(ctx context.Context, svc *runner.Service, cells []scenarios.Cell, l
 		fmt.Fprintf(log, "not measured: %v\n", err)
 		return cells, nil, nil
 	}
-	fmt.Fprintf(log, "measured: a charge takes %s (median of %d, %s)\n", timing.Charge.Round(time.Millisecond), len(timing.Samples), samplesText(timing.Samples))
+	fmt.Fprintf(log, "measured: a charge takes %s (median of %d, %s)\n", scenarios.ShortDuration(timing.Charge), len(timing.Samples), samplesText(timing.Samples))
 	for i := range cells {
 		cells[i].Timing = timing
 	}
 	run, skipped := splitSkipped(cells)
 	return run, skipped, nil
+}
+
+// tellSkipped says, wrapped at the view's width, which scenarios cannot
+// run and why.
+func tellSkipped(w io.Writer, view reports.View, skipped []reports.Skip) {
+	for _, s := range skipped {
+		fmt.Fprint(w, reports.Wrap("skipped "+s.Scenario+": ", "  ", s.Reason, view.Width))
+	}
 }
 
 func samplesText(ds []time.Duration) string {

@@ -10,10 +10,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/idemchaos/idemchaos/sim/fault"
 )
@@ -142,7 +144,15 @@ func runAgainst(t *testing.T, p paymentd, args ...string) outcome {
 
 func TestTargetRedisGetsetDoubleChargesExit1(t *testing.T) {
 	p := startPaymentd(t, "redis-getset")
-	o := runAgainst(t, p, "--scenario", "concurrent-duplicates", "--seed", "3")
+	// From outside the check-then-act race is hit by timing, not forced (a
+	// gate needs --failpoints): a seed whose duplicates all missed the
+	// window passes, so the next seed is tried, up to three.
+	var o outcome
+	for seed := 3; seed <= 5; seed++ {
+		if o = runAgainst(t, p, "--scenario", "concurrent-duplicates", "--seed", strconv.Itoa(seed)); o.code != exitPass {
+			break
+		}
+	}
 	if o.code != exitViolated {
 		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", o.code, o.stdout, o.stderr)
 	}
@@ -175,6 +185,11 @@ func TestTargetMatrixSkipsWhatNeedsInternals(t *testing.T) {
 		"measured: a charge takes", "skipped client-timeout-retry: the service charges in"} {
 		if !strings.Contains(o.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, o.stderr)
+		}
+	}
+	for _, line := range strings.Split(o.stderr, "\n") {
+		if n := utf8.RuneCountInString(line); n > 120 {
+			t.Errorf("a stderr line of %d columns, over the default 120: %q", n, line)
 		}
 	}
 	if !strings.Contains(o.stdout, `"skipped"`) || !strings.Contains(o.stdout, `"scenario": "missing-key"`) {

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
@@ -74,8 +75,12 @@ func (t *Toxiproxy) Close() error {
 type Link struct {
 	Name   string
 	Listen string // host:port
-	proxy  *toxiclient.Proxy
-	shared bool // a proxy the user made: healed, never deleted
+	shared bool   // a proxy the user made: healed, never deleted
+	// mu serialises the calls on proxy: the Toxiproxy client writes the
+	// proxy's state back into it on every call, and a request's fault may
+	// heal while the run heals every link after its traffic.
+	mu    sync.Mutex
+	proxy *toxiclient.Proxy
 }
 
 // Link creates a proxy named name, listening on a free loopback port, in
@@ -102,8 +107,10 @@ func (t *Toxiproxy) Existing(name string) (*Link, error) {
 // Close deletes the proxy, closing its connections; a shared proxy is only
 // healed.
 func (l *Link) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if l.shared {
-		return l.Heal()
+		return l.heal()
 	}
 	if err := l.proxy.Delete(); err != nil {
 		return fmt.Errorf("delete proxy %s: %w", l.Name, err)
@@ -129,6 +136,8 @@ const (
 // Inject adds the toxic to the link. For Latency, delay is the added delay
 // per reply; it is ignored otherwise.
 func (l *Link) Inject(t Toxic, delay time.Duration) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	var err error
 	switch t {
 	case DropResponse:
@@ -151,6 +160,8 @@ func (l *Link) Inject(t Toxic, delay time.Duration) error {
 
 // Remove takes the toxic t off the link again (Blackhole: both halves).
 func (l *Link) Remove(t Toxic) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	names := []string{string(t)}
 	if t == Blackhole {
 		names = append(names, string(t)+"-up")
@@ -166,6 +177,8 @@ func (l *Link) Remove(t Toxic) error {
 // Cut takes the link down: open connections are closed and new ones refused,
 // as when a store's host drops off the network.
 func (l *Link) Cut() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if err := l.proxy.Disable(); err != nil {
 		return fmt.Errorf("cut %s: %w", l.Name, err)
 	}
@@ -174,6 +187,12 @@ func (l *Link) Cut() error {
 
 // Heal removes every toxic and brings the link back up.
 func (l *Link) Heal() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.heal()
+}
+
+func (l *Link) heal() error {
 	if err := l.proxy.Enable(); err != nil {
 		return fmt.Errorf("heal %s: %w", l.Name, err)
 	}
