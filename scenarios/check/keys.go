@@ -65,7 +65,7 @@ func (c *checker) checkKey(key string, atts []*history.Attempt, chs []*history.C
 			c.mismatchExecuted(key, a, ref)
 		}
 		c.keyedStatus(key, a, ref, s, pos, atts, chs)
-		if a.Status >= 500 && (a.Replayed || c.isProbe(a) && a.Fault == "") {
+		if a.Status >= 500 && (a.Replayed || c.isProbe(a) && a.Fault == "" && !freshFailure(atts, pos)) {
 			c.cachedError(key, pos, atts, chs)
 		}
 		if !stuck && c.stuckProbe(atts, s, pos) {

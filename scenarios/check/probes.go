@@ -126,6 +126,25 @@ func (c *checker) cachedError(key string, pos int, atts []*history.Attempt, chs 
 	c.add(rankCachedError, 1, f)
 }
 
+// freshFailure reports whether atts[pos], a 5xx without the replay header,
+// is the service failing again, not a stored error served again: it has a
+// body, and no earlier attempt of the key was answered that status with
+// that body. A stored response is served byte for byte; a stale pooled
+// connection failing once more after the faults healed ("begin: conn
+// closed" where the charge had failed at "commit: conn closed") is not one.
+func freshFailure(atts []*history.Attempt, pos int) bool {
+	a := atts[pos]
+	if a.Body == "" {
+		return false
+	}
+	for _, b := range atts[:pos] {
+		if b.Status == a.Status && b.Body == a.Body {
+			return false
+		}
+	}
+	return true
+}
+
 // origin returns the attempt that first got the status replayed to
 // atts[pos]: the latest earlier attempt of the key, not itself a replay,
 // answered with that status; nil if there is none.

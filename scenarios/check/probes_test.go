@@ -144,7 +144,7 @@ func TestCachedError(t *testing.T) {
 	// probe503: the same, but the retry is a probe without the replay header.
 	probe503 := func(p api.Profile, l history.Ledger, o ...opt) Input {
 		return probing(input(p, l,
-			att(1, 1, keyA, 500, 0, failed(503), faulted("db-cut")),
+			att(1, 1, keyA, 500, 0, failed(503), faulted("db-cut"), withBody(storeDown("commit"))),
 			att(1, 2, keyA, 500, 1600, append([]opt{failed(503)}, o...)...),
 		))
 	}
@@ -163,6 +163,9 @@ func TestCachedError(t *testing.T) {
 		{name: "stripe: a probe got 503 for a key that charged", in: probe503(api.Stripe, charged), counts: cached, findings: one(ids("a1-2"), ids("ch_1"))},
 		{name: "ietf: a probe got 503 under a placed fault", in: probe503(api.IETF, ledger(), faulted("db-cut"))},
 		{name: "ietf: a probe got 402", in: probe503(api.IETF, ledger(), rejected(402))},
+		{name: "ietf: a probe got the 503 body of the failed attempt", in: probe503(api.IETF, ledger(), withBody(storeDown("commit"))),
+			counts: cached, findings: one(ids("a1-2"), nil)},
+		{name: "ietf: a probe failed afresh, a body no attempt got", in: probe503(api.IETF, ledger(), withBody(storeDown("begin")))},
 
 		{
 			name: "ietf: a retry got 503 during the faults, no replay header",
@@ -271,3 +274,10 @@ func TestDuration(t *testing.T) {
 		}
 	}
 }
+
+// storeDown is the body of a 503 whose ledger connection died at step.
+func storeDown(step string) string {
+	return `{"code":"store_unavailable","message":"` + step + `: conn closed"}`
+}
+
+func withBody(body string) opt { return func(a *history.Attempt) { a.Body = body } }
