@@ -201,8 +201,43 @@ func assumeAccepted(o Observation) []string {
 	if len(st) == 0 {
 		return nil // nothing answered: the runner says so
 	}
+	if lost, sent := unanswered(o); 2*lost > sent {
+		return []string{fmt.Sprintf("no charge with a key was accepted: %d of %d requests got no answer within the client's timeout (answers: %s): the service was too slow for the scenario's timings (a loaded machine?)",
+			lost, sent, statusText(st))}
+	}
+	if serverErrors(st) {
+		return []string{fmt.Sprintf("no charge with a key was accepted: every answer was a server error (%s), so no retry could show the key recovering",
+			statusText(st))}
+	}
 	return []string{fmt.Sprintf("no charge with a key was accepted (answers: %s): check --body, --path and --accounts",
 		statusText(st))}
+}
+
+// unanswered counts the keyed requests that got no answer (a timeout, a
+// connection error) out of those sent.
+func unanswered(o Observation) (lost, sent int) {
+	for _, a := range o.History.Attempts {
+		if a.Key == "" || a.Hidden {
+			continue
+		}
+		sent++
+		if a.Status == 0 {
+			lost++
+		}
+	}
+	return lost, sent
+}
+
+// serverErrors reports whether every status in st is a 5xx: the service
+// took the requests and failed them (a store down, an error it stored and
+// replays), which no change of --body or --path would mend.
+func serverErrors(st map[int]int) bool {
+	for code := range st {
+		if code < 500 {
+			return false
+		}
+	}
+	return true
 }
 
 // statuses counts the HTTP answers the client got, by status.
