@@ -102,7 +102,8 @@ func (p *printer) table(t Table) {
 	p.f("## The table\n\n")
 	p.f("A cell is the verdict over the seeds: `pass`; `deviates` (a documented deviation from the IETF draft: another status, a duplicate held instead of 409); ")
 	p.f("`breaks money` (a double charge, a lost ack, a replay of another payload, a poisoned key); `inconclusive`; `-` skipped (see Skipped). ")
-	p.f("Each anomaly has the seeds that showed it out of those run (`dc 3/3`); fewer than all means the behaviour depends on timing.\n\n")
+	p.f("Each anomaly has the seeds that showed it out of those run (`dc 3/3`); one whose finding depends on timing (requests meeting in a window) says `(timing)` instead, ")
+	p.f("as it may show in some seeds and not others: its counts are in the run's JSON, and the document stays the same from run to run.\n\n")
 	p.f("| row |")
 	for _, sc := range t.Scenarios {
 		p.f(" %s |", sc)
@@ -116,7 +117,7 @@ func (p *printer) table(t Table) {
 		p.f("| %s |", r.Name())
 		for _, sc := range t.Scenarios {
 			c, ok := t.Cell(r, sc)
-			p.f(" %s |", cellText(c, ok))
+			p.f(" %s |", cellText(r.Target.Name, c, ok))
 		}
 		p.f("\n")
 	}
@@ -130,7 +131,10 @@ func (p *printer) table(t Table) {
 	p.f(".\n\n")
 }
 
-func cellText(c Cell, ok bool) string {
+// cellText is a cell of the table. An anomaly whose finding for target
+// depends on timing is marked so, without its counts, which vary between
+// runs; any other shows the seeds that showed it (fewer than all is news).
+func cellText(target string, c Cell, ok bool) string {
 	switch {
 	case !ok || c.Class == Skipped:
 		return "-"
@@ -141,6 +145,10 @@ func cellText(c Cell, ok bool) string {
 	}
 	var parts []string
 	for _, a := range c.Anomalies() {
+		if f := Explain(target, c.Scenario, a); f != nil && f.Timing {
+			parts = append(parts, a.Short()+" (timing)")
+			continue
+		}
 		parts = append(parts, fmt.Sprintf("%s %d/%d", a.Short(), c.Shown[a], c.Seeds))
 	}
 	return string(c.Class) + ": " + strings.Join(parts, ", ")

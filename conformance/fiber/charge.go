@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -53,5 +54,30 @@ func chargeHandler(pool *pgxpool.Pool) fiber.Handler {
 		}
 		remote.At(ctx, api.AfterCommit, key)
 		return c.Status(http.StatusCreated).JSON(ch)
+	}
+}
+
+// topUpHandler pays money into an account (POST /v1/accounts/:id/top-ups),
+// the endpoint business-refusal funds an account with between a declined
+// charge and its retries. Its request carries no key, so the middleware
+// lets it through ("Don't execute middleware if the idempotency key is
+// empty"): 200 and the account, 400 for a bad body, 404 for an unknown
+// account, 503 when the ledger failed.
+func topUpHandler(pool *pgxpool.Pool) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		var t api.TopUp
+		dec := json.NewDecoder(bytes.NewReader(c.Body()))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&t); err != nil || t.Validate() != nil {
+			return c.Status(http.StatusBadRequest).JSON(api.Error{Code: api.CodeBadRequest, Message: "bad top-up request"})
+		}
+		a, err := ledger.TopUp(c.UserContext(), pool, c.Params("id"), t.Amount)
+		switch {
+		case errors.Is(err, ledger.ErrUnknownAccount):
+			return c.Status(http.StatusNotFound).JSON(api.Error{Code: api.CodeNotFound, Message: "unknown account"})
+		case err != nil:
+			return fiber.NewError(http.StatusServiceUnavailable, err.Error())
+		}
+		return c.Status(http.StatusOK).JSON(a)
 	}
 }

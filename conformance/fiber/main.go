@@ -80,6 +80,7 @@ func run(listen, pgURL, redisURL string) error {
 	})
 	app.Use(idempotency.New(cfg))
 	app.Post(api.PathCharges, chargeHandler(pool))
+	app.Post(api.PathAccounts+":id"+api.TopUpSuffix, topUpHandler(pool))
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return err

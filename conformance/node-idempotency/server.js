@@ -40,7 +40,7 @@ async function main() {
     throw new Error(`--storage ${a.storage}: want memory or redis`);
   }
   const idempotency = new Idempotency(storage);
-  svc.serve('node-idempotency', a.listen || '127.0.0.1:0', async (req, res, fp, { body }) => {
+  svc.serve('node-idempotency', a.listen || '127.0.0.1:0', pool, async (req, res, fp, { body }) => {
     const ireq = { headers: req.headers, body, path: req.url, method: req.method };
     let stored;
     try {

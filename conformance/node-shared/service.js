@@ -149,12 +149,43 @@ function args(argv) {
   return out;
 }
 
-// serve answers POST /v1/charges with handle(req, res, fp, parsed) and
-// everything else 404; it prints "NAME: listening on http://ADDR" once it
-// serves and closes on SIGINT or SIGTERM (then calls close).
-function serve(name, listen, handle, close) {
+// TOP_UP is the path of the top-up endpoint, POST /v1/accounts/{id}/top-ups.
+const TOP_UP = /^\/v1\/accounts\/([^/]+)\/top-ups$/;
+
+// topUp pays body.amount into account id, outside the idempotency layer (a
+// top-up is not a charge, and its request carries no key): 200 and the
+// account's balance, 400 for a bad body, 404 for an unknown account, 503
+// when the ledger failed. The credited column grows with the balance, as
+// the ledger's own TopUp keeps it.
+async function topUp(pool, id, body) {
+  if (!body || typeof body !== 'object' || Object.keys(body).some((k) => k !== 'amount') ||
+      !Number.isSafeInteger(body.amount) || body.amount <= 0) {
+    return failure(400, 'invalid_request', 'body: amount must be a positive whole number of minor units');
+  }
+  try {
+    const r = await pool.query(
+      'UPDATE accounts SET balance = balance + $2, credited = credited + $2 WHERE id = $1 RETURNING balance, currency',
+      [id, body.amount]);
+    if (r.rowCount === 0) return failure(404, 'not_found', 'unknown account');
+    return { status: 200, body: { id, balance: Number(r.rows[0].balance), currency: r.rows[0].currency } };
+  } catch (err) {
+    return failure(503, 'store_unavailable', String(err.message || err));
+  }
+}
+
+// serve answers POST /v1/charges with handle(req, res, fp, parsed), POST
+// /v1/accounts/{id}/top-ups with topUp on pool, and everything else 404;
+// it prints "NAME: listening on http://ADDR" once it serves and closes on
+// SIGINT or SIGTERM (then calls close).
+function serve(name, listen, pool, handle, close) {
   const [host, port] = listen.split(/:(?=[0-9]+$)/);
   const server = http.createServer(async (req, res) => {
+    const account = req.method === 'POST' && TOP_UP.exec(req.url);
+    if (account) {
+      const answer = await topUp(pool, decodeURIComponent(account[1]), (await readJSON(req)).body);
+      send(res, answer.status, answer.body);
+      return;
+    }
     if (req.method !== 'POST' || req.url !== '/v1/charges') {
       send(res, 404, { code: 'not_found', message: 'not found' });
       return;

@@ -69,7 +69,7 @@ async function main() {
     }
     return { statusCode: answer.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(answer.body) };
   }, { persistenceStore, config });
-  svc.serve('powertools', a.listen || '127.0.0.1:0', async (req, res, fp, { raw }) => {
+  svc.serve('powertools', a.listen || '127.0.0.1:0', pool, async (req, res, fp, { raw }) => {
     const deadline = Date.now() + timeout;
     const event = { httpMethod: req.method, path: req.url, headers: req.headers, body: raw, isBase64Encoded: false };
     const context = {

@@ -142,9 +142,9 @@ func (r Row) external(urls []string, d *deployment) scenarios.External {
 	if d.redis != nil {
 		e.RedisProxy = d.redis.Name
 	}
-	if r.Target.Kind == conformance.Paymentd { // paymentd funds an account: business-refusal runs
-		e.TopUp = &scenarios.TopUp{Path: api.PathAccounts + "{{.Account}}" + api.TopUpSuffix, Body: scenarios.DefaultTopUpBody}
-	}
+	// every target serves paymentd's top-up endpoint outside its idempotency
+	// layer: business-refusal funds the declined account with it
+	e.TopUp = &scenarios.TopUp{Path: api.PathAccounts + "{{.Account}}" + api.TopUpSuffix, Body: scenarios.DefaultTopUpBody}
 	return e
 }
 
