@@ -40,6 +40,29 @@ func (f Finding) explains(target, scenario string, a check.Anomaly) bool {
 	})
 }
 
+// Unproved explains, by a library's own code, why a cell of its row
+// proves nothing: a run that could not judge what the scenario is about
+// (every retry answered by a stored failure the profile allows, say).
+type Unproved struct {
+	Targets   []string // as Finding.Targets
+	Scenarios []string // nil: any
+	Profile   string   // "": any
+	Text      string   // one sentence that cites the library's file and function
+}
+
+// ExplainInconclusive finds what explains the inconclusive cell of target
+// under profile in scenario (nil: nothing does).
+func ExplainInconclusive(target, profile, scenario string) *Unproved {
+	for i := range Inconclusives {
+		u := &Inconclusives[i]
+		f := Finding{Targets: u.Targets, Scenarios: u.Scenarios}
+		if (u.Profile == "" || u.Profile == profile) && f.explains(target, scenario, "") {
+			return u
+		}
+	}
+	return nil
+}
+
 // Explain finds the finding that explains anomaly a of target in
 // scenario (nil: none does: an unexplained verdict).
 func Explain(target, scenario string, a check.Anomaly) *Finding {

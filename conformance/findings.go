@@ -65,3 +65,10 @@ var Findings = []Finding{
 	{Targets: powertools, Scenarios: []string{"concurrent-duplicates", "forced-race", "retry-storm", "client-timeout-retry"}, Anomaly: check.ReplayMismatch, Timing: true,
 		Text: "the second run's result overwrites the first in the COMPLETED record (`src/persistence/CachePersistenceLayer.ts: _updateRecord`, a plain SET), so the key's 2xx answers name two charges."},
 }
+
+// Inconclusives explain the cells that prove nothing, one per cause.
+var Inconclusives = []Unproved{
+	{Targets: nodeIdem, Scenarios: []string{"db-fault-mid-request"}, Profile: "stripe",
+		Text: "the 503 of the charge the fault broke is stored as the key's COMPLETE response and every retry gets it back (`packages/core/src/idempotency.ts: Idempotency.onResponse`), " +
+			"which the stripe profile allows for a key whose work committed nothing: no retry ever charges, so the run cannot show how the key recovers (under ietf the same replay is the cached_error finding)."},
+}

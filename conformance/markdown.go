@@ -33,6 +33,7 @@ func WriteMarkdown(w io.Writer, t Table, m Meta) error {
 	p.headline(t)
 	p.table(t)
 	p.findings(t)
+	p.inconclusive(t)
 	p.skipped(t)
 	p.promises(t)
 	p.targets(t)
@@ -210,6 +211,43 @@ func appendNew(xs []string, x string) []string {
 		return xs
 	}
 	return append(xs, x)
+}
+
+// inconclusive explains the cells that proved nothing, one line per cause
+// with the rows it explains, and names any it cannot.
+func (p *printer) inconclusive(t Table) {
+	seen := map[*Unproved][]string{}
+	var order []*Unproved
+	var lost []string
+	for _, r := range t.Rows {
+		for _, sc := range t.Scenarios {
+			c, ok := t.Cell(r, sc)
+			if !ok || c.Class != Inconclusive {
+				continue
+			}
+			u := ExplainInconclusive(r.Target.Name, r.Profile, sc)
+			if u == nil {
+				lost = append(lost, r.Name()+" / "+sc)
+				continue
+			}
+			if _, ok := seen[u]; !ok {
+				order = append(order, u)
+			}
+			seen[u] = appendNew(seen[u], r.Name()+" / "+sc)
+		}
+	}
+	if len(order)+len(lost) == 0 {
+		return
+	}
+	p.f("## Inconclusive\n\n")
+	p.f("Cells whose runs proved nothing about what the scenario is about, and why.\n\n")
+	for _, u := range order {
+		p.f("- %s: %s\n", strings.Join(seen[u], ", "), u.Text)
+	}
+	for _, l := range lost {
+		p.f("- **UNEXPLAINED** %s: inconclusive (the reasons are in the run's results)\n", l)
+	}
+	p.f("\n")
 }
 
 func (p *printer) skipped(t Table) {

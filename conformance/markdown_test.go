@@ -54,3 +54,36 @@ func TestMarkdownTableStableAcrossRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestInconclusiveCellsExplained: an inconclusive cell that Inconclusives
+// explains gets its sentence in the document; one that nothing explains
+// is listed by Unexplained (the command then fails) and marked in the
+// document.
+func TestInconclusiveCellsExplained(t *testing.T) {
+	targets, err := conformance.Lookup([]string{"node-idempotency-redis"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := []conformance.RowSpec{{Target: targets[0], Profile: "stripe"}, {Target: targets[0], Profile: "ietf"}}
+	scens := []string{"db-fault-mid-request"}
+	var rs []scenarios.Result
+	for _, r := range rows {
+		rs = append(rs, scenarios.Result{Strategy: r.Name(), Scenario: scens[0], Seed: 1, Verdict: scenarios.Inconclusive})
+	}
+	table := conformance.NewTable(rows, scens, 1, rs, nil)
+	var b bytes.Buffer
+	if err := conformance.WriteMarkdown(&b, table, conformance.Meta{Command: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	doc := b.String()
+	u := conformance.ExplainInconclusive("node-idempotency-redis", "stripe", scens[0])
+	if u == nil || !strings.Contains(doc, "- node-idempotency-redis.stripe / db-fault-mid-request: "+u.Text) {
+		t.Errorf("the stripe cell's explanation is missing from the document")
+	}
+	if !strings.Contains(doc, "**UNEXPLAINED** node-idempotency-redis.ietf / db-fault-mid-request") {
+		t.Errorf("the ietf cell, which nothing explains, is not marked")
+	}
+	if got := table.Unexplained(); len(got) != 1 || got[0] != "node-idempotency-redis.ietf / db-fault-mid-request: inconclusive" {
+		t.Errorf("Unexplained = %q, want the ietf cell alone", got)
+	}
+}

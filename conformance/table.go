@@ -55,7 +55,8 @@ func (t Table) Cell(row RowSpec, scenario string) (Cell, bool) {
 }
 
 // Unexplained lists the anomalies of the table no Finding explains, as
-// "row / scenario: anomaly".
+// "row / scenario: anomaly", and the inconclusive cells nothing in
+// Inconclusives explains ("row / scenario: inconclusive").
 func (t Table) Unexplained() []string {
 	var out []string
 	for _, row := range t.Rows {
@@ -68,6 +69,9 @@ func (t Table) Unexplained() []string {
 				if Explain(row.Target.Name, sc, a) == nil {
 					out = append(out, row.Name()+" / "+sc+": "+string(a))
 				}
+			}
+			if c.Class == Inconclusive && ExplainInconclusive(row.Target.Name, row.Profile, sc) == nil {
+				out = append(out, row.Name()+" / "+sc+": inconclusive")
 			}
 		}
 	}

@@ -176,7 +176,7 @@ func commandLine(args []string) string {
 func (f *conformanceFlags) verdict(table conformance.Table, stderr io.Writer) error {
 	code := exitPass
 	for _, u := range table.Unexplained() {
-		fmt.Fprintf(stderr, "unexplained: %s (no finding of package conformance explains it)\n", u)
+		fmt.Fprintf(stderr, "unexplained: %s (nothing in package conformance explains it: conformance/findings.go)\n", u)
 		code = exitViolated
 	}
 	if f.golden != "" {
