@@ -75,3 +75,42 @@ func TestOpenAPIBadInputExit2(t *testing.T) {
 		}
 	}
 }
+
+// TestLint: the paymentd example documents the ietf contract; without its
+// 409 and 422 responses, lint names both gaps, one line each, exit 1;
+// against stripe the required key header is the gap; bad input exit 2.
+func TestLint(t *testing.T) {
+	o := cliEnv(t, nil, "lint", "--openapi", paymentdSpec)
+	if o.code != exitPass || o.stdout != paymentdSpec+" documents the ietf contract\n" {
+		t.Errorf("the example: exit %d\nstdout %q\nstderr %q; want 0", o.code, o.stdout, o.stderr)
+	}
+	gapped := specVariant(t, `        "409":`, `        "x-409":`)
+	data, _ := os.ReadFile(gapped)
+	if err := os.WriteFile(gapped, []byte(strings.Replace(string(data), `        "422":`, `        "x-422":`, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o = cliEnv(t, nil, "lint", "--openapi", gapped)
+	want := "createCharge: no 409 response documented (profile ietf answers it to a duplicate sent while the first runs)\n" +
+		"createCharge: no 422 response documented (profile ietf answers it to a key reused with another body)\n"
+	if o.code != exitViolated || o.stdout != want {
+		t.Errorf("without 409 and 422: exit %d\nstdout %q\nwant   %q", o.code, o.stdout, want)
+	}
+	o = cliEnv(t, nil, "lint", "--openapi", paymentdSpec, "--profile", "stripe")
+	if o.code != exitViolated || !strings.Contains(o.stdout, "header Idempotency-Key is required, but profile stripe serves a request without it") {
+		t.Errorf("against stripe: exit %d\nstdout %q", o.code, o.stdout)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"lint"}, "--openapi FILE is required"},
+		{[]string{"lint", "--openapi", "nope.yaml"}, "no such file"},
+		{[]string{"lint", "--openapi", paymentdSpec, "--profile", "nope"}, "--profile"},
+		{[]string{"lint", "--openapi", paymentdSpec, "--operation", "nope"}, `no operation "nope"`},
+	} {
+		o := cliEnv(t, nil, c.args...)
+		if o.code != exitUsage || !strings.Contains(o.stderr, c.want) || strings.Count(strings.TrimSpace(o.stderr), "\n") > 0 {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line with %q", c.args, o.code, o.stderr, c.want)
+		}
+	}
+}
