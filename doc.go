@@ -21,7 +21,8 @@
 //     sim/history.
 //   - scenarios/: the pure core: the catalog, plans, expectations,
 //     Cell/Record/Result and Judge; with scenarios/check (the checker),
-//     scenarios/spec (the file language), scenarios/narrate,
+//     scenarios/spec (the file language), scenarios/openapi (a service's
+//     OpenAPI description: its charge request and contract), scenarios/narrate,
 //     scenarios/rundir, scenarios/runner (all the I/O: deployment, external
 //     targets, the pipeline, pool, sessions, soak and bench engines) and
 //     scenarios/scenariotest (the go test API).

@@ -132,7 +132,7 @@ func targetAccepts(flags map[string]string, env map[string]string) error {
 	if t.ledgerURL == "" {
 		t.ledgerURL = env[scenarios.LedgerURLEnv]
 	}
-	_, err := t.external()
+	_, _, err := t.external()
 	return err
 }
 

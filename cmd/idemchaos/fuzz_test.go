@@ -60,7 +60,7 @@ func parseTarget(args ...string) error {
 	if err := parse(fs, full); err != nil {
 		return err
 	}
-	_, err := tf.external()
+	_, _, err := tf.external()
 	return err
 }
 

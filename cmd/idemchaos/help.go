@@ -60,6 +60,12 @@ var commands = []command{
 	{"bench", []string{"[--strategies a,b] [--rate R | --concurrency C] [--duration D] [--dup-ratio P]"}, "what each strategy costs",
 		"Measures each strategy's latency percentiles and throughput under an open-model load (or a closed one with " +
 			"--concurrency), with a share of duplicate retries, and writes them as a table, JSON, Markdown or HTML."},
+	{"lint", []string{"--openapi FILE [--profile ietf|stripe|FILE] [--operation ID]"}, "your OpenAPI description against a profile",
+		"Checks the idempotency contract your service's OpenAPI description documents against a profile: the key " +
+			"header declared (required when the profile refuses a request without a key, optional when it serves one), " +
+			"each refusal status of the profile (ietf: 400, 409, 422; stripe: 409, 400) documented with a JSON body, and " +
+			"the profile's replay marker header (stripe: Idempotent-Replayed) documented on the success answers. Exit 0 " +
+			"when it documents the contract, 1 with one line per gap, 2 for a description it cannot read."},
 	{"conformance", []string{"[--targets a,b] [--scenarios x,y] [--profiles p,q] [--seeds N] [--out DIR] [--md FILE]",
 		"--seeds 1 --golden FILE", "--from DIR [--md FILE] [--verdicts FILE]"}, "the idempotency libraries under every scenario (CONFORMANCE.md)",
 		"Builds and starts each conformance target (Fiber v2's idempotency middleware, @node-idempotency/core, " +
@@ -117,7 +123,7 @@ common flags: --redis-url, --postgres-url (else IDEMCHAOS_REDIS_URL, IDEMCHAOS_P
               --shard K/N (matrix, soak: this process's share of the run; idemchaos merge joins the shards),
               --wide, --color auto|always|never (the terminal view; NO_COLOR is respected)
 exit codes: 0 pass (matrix: every cell as declared), 1 invariant violated (matrix: a cell not as
-            declared), 2 usage or bad input, 3 environment error, 4 inconclusive (check: an
+            declared; lint: a gap), 2 usage or bad input, 3 environment error, 4 inconclusive (check: an
             interrupted run), 130 interrupted
 run 'idemchaos COMMAND -h' for a command's usage and flags
 `

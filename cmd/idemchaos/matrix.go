@@ -50,6 +50,9 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if t.set() {
 		return matrixTarget(ctx, c, t, *sts, crossCells(scens, seeds, profile), view, stdout, stderr)
 	}
+	if err := t.stray(); err != nil {
+		return err
+	}
 	strategies, err := splitList("strategies", *sts, design.Names())
 	if err != nil {
 		return err
@@ -123,13 +126,15 @@ type progress struct {
 	tty   bool
 	quiet bool
 	lat   *reports.Latencies
+	// statuses counts the answers the cells got, by status.
+	statuses map[int]int
 	// onFinish, if set, sees every finished cell, under the lock.
 	onFinish func(scenarios.Result)
 }
 
 func newProgress(w io.Writer, total int, quiet bool) *progress {
 	tty, _ := terminal(w)
-	return &progress{w: w, total: total, tty: tty, quiet: quiet, lat: reports.NewLatencies()}
+	return &progress{w: w, total: total, tty: tty, quiet: quiet, lat: reports.NewLatencies(), statuses: map[int]int{}}
 }
 
 // Start shows the cell that starts.
@@ -148,6 +153,9 @@ func (p *progress) Finish(r scenarios.Result, rec scenarios.Record) {
 	defer p.mu.Unlock()
 	p.n++
 	p.lat.Add(r.Strategy, rec.Obs.History.Attempts)
+	for _, a := range rec.Obs.History.Attempts {
+		p.statuses[a.Status]++
+	}
 	if p.onFinish != nil {
 		p.onFinish(r)
 	}

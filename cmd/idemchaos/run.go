@@ -45,6 +45,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		return runTarget(ctx, c, t, []scenarios.Cell{cell}, "run", view, stdout, stderr)
 	}
+	if err := t.stray(); err != nil {
+		return err
+	}
 	if err := requireName("strategy", *st, design.Names()); err != nil {
 		return err
 	}

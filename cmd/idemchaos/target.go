@@ -9,6 +9,7 @@ import (
 
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/check"
+	"github.com/idemchaos/idemchaos/scenarios/openapi"
 	"github.com/idemchaos/idemchaos/sim/client"
 )
 
@@ -24,6 +25,7 @@ type targetFlags struct {
 	allowRemote, failpoints            bool
 	topUpPath, topUpBody               string
 	topUpAmount                        int64
+	spec                               specFlags
 }
 
 func (t *targetFlags) register(fs *flag.FlagSet) {
@@ -51,14 +53,42 @@ func (t *targetFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&t.topUpPath, "topup-path", "", "path of a POST that pays money into an account of your service, answered 2xx (a template over {{.Account}} {{.Amount}} {{.Currency}}): business-refusal funds the declined charge's account with it")
 	fs.StringVar(&t.topUpBody, "topup-body", "", `with --topup-path: the top-up's body template over the same fields (default {"amount":{{.Amount}}})`)
 	fs.Int64Var(&t.topUpAmount, "topup-amount", 0, "with --topup-path: the declined charge's amount and its top-up's, in minor units, more than your accounts hold (default: the plan's, just over 10,000.00)")
+	t.spec.register(fs)
 	fs.BoolVar(&t.failpoints, "failpoints", false, "your service speaks the failpoint protocol (docs/failpoints.md): gates, delays and store faults fire at its named points (forced-race, client-timeout-retry, slow-charge run)")
 }
 
 // set reports whether a user's service is the target.
 func (t *targetFlags) set() bool { return t.urls != "" }
 
-// external builds and checks the target description.
-func (t *targetFlags) external() (scenarios.External, error) {
+// stray refuses the flags that describe a user's service when a built-in
+// strategy is the target.
+func (t *targetFlags) stray() error {
+	if t.spec.file != "" {
+		return usageErrorf("--openapi describes your own service: give --target-url too")
+	}
+	return nil
+}
+
+// external builds and checks the target description, and names the
+// operation of the service's OpenAPI description it was read from (nil:
+// no --openapi).
+func (t *targetFlags) external() (scenarios.External, *openapi.Operation, error) {
+	e, err := t.describe()
+	if err != nil {
+		return e, nil, err
+	}
+	op, err := t.spec.shape(&e.Shape)
+	if err != nil {
+		return e, nil, err
+	}
+	if err := e.Check(); err != nil {
+		return e, nil, usageErrorf("%v", err)
+	}
+	return e, op, nil
+}
+
+// describe reads the flags that describe the target.
+func (t *targetFlags) describe() (scenarios.External, error) {
 	e := scenarios.External{Name: t.name, LedgerQuery: t.ledgerQuery, Currency: t.currency,
 		ClaimTimeout: t.claimTimeout, KeyTTL: t.keyTTL, Settle: t.settle, PostgresProxy: t.pgProxy, RedisProxy: t.redisProxy,
 		Toxiproxy: t.toxiproxyURL, AllowRemote: t.allowRemote, Failpoints: t.failpoints,
@@ -81,13 +111,8 @@ func (t *targetFlags) external() (scenarios.External, error) {
 		return e, err
 	}
 	e.Shape.Success = codes
-	if e.Replay, err = replayCompare(t.replayCompare, t.replayIgnore); err != nil {
-		return e, err
-	}
-	if err := e.Check(); err != nil {
-		return e, usageErrorf("%v", err)
-	}
-	return e, nil
+	e.Replay, err = replayCompare(t.replayCompare, t.replayIgnore)
+	return e, err
 }
 
 // topUp reads --topup-path, --topup-body and --topup-amount (nil: none).

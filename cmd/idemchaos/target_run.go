@@ -21,10 +21,11 @@ import (
 // that need the service's internals are skipped and said so.
 func runTarget(ctx context.Context, c common, t targetFlags, cells []scenarios.Cell, cmd string, view reports.View,
 	stdout, stderr io.Writer) error {
-	e, err := t.external()
+	e, op, err := t.external()
 	if err != nil {
 		return err
 	}
+	tellShape(c.log(stderr), op, e.Shape)
 	for i := range cells {
 		cells[i].Target, cells[i].Strategy = &e, e.Name
 	}
@@ -68,6 +69,7 @@ func runTarget(ctx context.Context, c common, t targetFlags, cells []scenarios.C
 	if err != nil {
 		return envError(err)
 	}
+	noteUndocumented(stderr, op, prog.statuses)
 	doc := reports.NewDocument(results, prog.lat, cmd, started)
 	doc.Skipped, doc.Shard = skipped, shard
 	if err := writeOutput(c, stdout, doc, func(w io.Writer) error {

@@ -26,6 +26,7 @@ import (
 
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/check"
+	"github.com/idemchaos/idemchaos/scenarios/openapi"
 	"github.com/idemchaos/idemchaos/scenarios/runner"
 	"github.com/idemchaos/idemchaos/sim/client"
 	"github.com/idemchaos/idemchaos/sim/fault"
@@ -69,8 +70,14 @@ type Target struct {
 	// answer carries, and the attempt (X-Idemchaos-Attempt header) that
 	// made them.
 	LedgerInfo LedgerInfo
-	// Shape is the request the service expects (zero: the built-in API).
+	// Shape is the request the service expects (zero: the built-in API,
+	// or what OpenAPI describes).
 	Shape client.Shape
+	// OpenAPI is the service's OpenAPI 3.0/3.1 description (a file): the
+	// request shape is read from its charge operation, the one that
+	// declares an idempotency key header, or the one Operation names (its
+	// operationId, or "POST /path"). Shape's non-zero fields still win.
+	OpenAPI, Operation string
 	// Profile is the contract promised (zero: ietf).
 	Profile api.Profile
 	// Accounts are the service's account ids to charge (default
@@ -138,7 +145,10 @@ func Check(ctx context.Context, t Target, scenario string) (scenarios.Result, er
 			return scenarios.Result{}, err
 		}
 	}
-	e := t.external(url)
+	e, err := t.external(url)
+	if err != nil {
+		return scenarios.Result{}, err
+	}
 	svc, err := runner.NewService(e, toxi, stores, t.Ledger, runner.LedgerInfo(t.LedgerInfo))
 	if err != nil {
 		return scenarios.Result{}, err
@@ -151,14 +161,35 @@ func Check(ctx context.Context, t Target, scenario string) (scenarios.Result, er
 	return res, err
 }
 
-func (t Target) external(url string) scenarios.External {
+func (t Target) external(url string) (scenarios.External, error) {
 	claim := t.ClaimTimeout
 	if claim <= 0 {
 		claim = scenarios.DefaultClaimTimeout
 	}
-	return scenarios.External{Name: "go-test", URLs: []string{url}, Shape: t.Shape, LedgerQuery: "(go test ledger)",
+	shape, err := t.shape()
+	return scenarios.External{Name: "go-test", URLs: []string{url}, Shape: shape, LedgerQuery: "(go test ledger)",
 		Accounts: t.Accounts, Currency: t.Currency, ClaimTimeout: claim, AllowRemote: t.AllowRemote,
-		Toxiproxy: t.Toxiproxy, PostgresProxy: t.PostgresProxy, RedisProxy: t.RedisProxy, Replay: t.Replay}
+		Toxiproxy: t.Toxiproxy, PostgresProxy: t.PostgresProxy, RedisProxy: t.RedisProxy, Replay: t.Replay}, err
+}
+
+// shape is the request the service expects: Shape, filled in from the
+// OpenAPI description when there is one.
+func (t Target) shape() (client.Shape, error) {
+	if t.OpenAPI == "" {
+		return t.Shape, nil
+	}
+	doc, err := openapi.Load(t.OpenAPI)
+	if err != nil {
+		return client.Shape{}, fmt.Errorf("scenariotest: %w", err)
+	}
+	op, err := doc.Pick(t.Operation)
+	if err == nil {
+		var s client.Shape
+		if s, err = op.Map(openapi.Want{Shape: t.Shape}); err == nil {
+			return s, nil
+		}
+	}
+	return client.Shape{}, fmt.Errorf("scenariotest: openapi %s: %w", t.OpenAPI, err)
 }
 
 // serve returns the target's URL, serving its handler on loopback if it

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -147,5 +149,33 @@ func TestReplayComparedAsTheTargetSays(t *testing.T) {
 	tg.Replay = scenariotest.ReplayCompare{Ignore: []string{"created"}}
 	if _, err := scenariotest.Check(t.Context(), tg, "dropped-response"); err == nil || !strings.Contains(err.Error(), "JSON comparison") {
 		t.Fatalf("fields to ignore without JSON: err %v", err)
+	}
+}
+
+// TestShapeFromOpenAPI: the request is read from the service's OpenAPI
+// description; a description whose key header the shop does not read
+// sends every request without a key, and the run cannot pass.
+func TestShapeFromOpenAPI(t *testing.T) {
+	const spec = "../../examples/openapi/paymentd.yaml"
+	tg := target(newShop(true))
+	tg.OpenAPI = spec
+	if res, err := scenariotest.Check(t.Context(), tg, "dropped-response"); err != nil || res.Verdict != scenarios.Pass {
+		t.Fatalf("with the paymentd description: verdict %s, anomalies %v, err %v; want a pass", res.Verdict, res.Anomalies, err)
+	}
+	data, err := os.ReadFile(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(t.TempDir(), "other-key.yaml")
+	if err := os.WriteFile(other, bytes.Replace(data, []byte("name: Idempotency-Key"), []byte("name: X-Idempotency-Token"), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tg.OpenAPI = other
+	if res, err := scenariotest.Check(t.Context(), tg, "dropped-response"); err != nil || res.Verdict == scenarios.Pass {
+		t.Fatalf("with the key in another header: verdict %s, err %v; want no pass", res.Verdict, err)
+	}
+	tg.Operation = "getAccount"
+	if _, err := scenariotest.Check(t.Context(), tg, "dropped-response"); err == nil || !strings.Contains(err.Error(), "operation getAccount cannot be mapped") {
+		t.Fatalf("an operation that is no charge: err %v", err)
 	}
 }

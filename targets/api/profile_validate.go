@@ -7,7 +7,10 @@ import (
 	"strings"
 )
 
-var profileName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
+// ProfileNamePattern is what a custom profile's name must match.
+const ProfileNamePattern = `^[a-z0-9][a-z0-9-]{0,63}$`
+
+var profileName = regexp.MustCompile(ProfileNamePattern)
 
 // ValidateProfile checks a custom profile: a name of its own and statuses
 // the targets can answer. The error names the field, in the terms of a
