@@ -14,7 +14,7 @@ matrix: setup
 	go run ./cmd/idemchaos matrix --seeds $(SEEDS)
 
 test: setup check
-	go test -race -count=1 ./...
+	go test -race -count=1 -timeout 30m ./...
 	@$(MAKE) --no-print-directory fuzz
 
 # The services written for the tests (cmd/paysvc, each mistake a process of
