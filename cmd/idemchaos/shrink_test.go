@@ -83,6 +83,7 @@ func assertShrunk(t *testing.T, o outcome) {
 // than them it double-charges. Its saved run directory shrinks to a file
 // of at most 2 keys whose repro line fails again.
 func TestShrinkRetryStormRedisSetnxFromDir(t *testing.T) {
+	t.Parallel() // mostly waiting on held requests and client timeouts
 	dir := filepath.Join(t.TempDir(), "run")
 	run := cli(t, "run", "--quiet", "--strategy", "redis-setnx", "--scenario-file", "testdata/retry-storm-short-claim.yaml", "--seed", "1", "--out", dir)
 	if run.code != exitViolated || !strings.Contains(run.stdout, "double_charge") {
@@ -110,6 +111,7 @@ func TestShrinkRetryStormRedisSetnxFromDir(t *testing.T) {
 // scenario file keeps keys for its key_ttl, 24h at most: the service's
 // retention is declared with --key-ttl, as for any file.)
 func TestShrinkRetryStormPaymentd(t *testing.T) {
+	t.Parallel()
 	p := startPaymentd(t, "redis-getset", "--failpoints")
 	file := filepath.Join(t.TempDir(), "min.yaml")
 	o := cliEnv(t, nil, "shrink", "--quiet", "--target-url", p.url, "--ledger-url", p.ledgerURL, "--ledger-query", p.ledgerQuery,
