@@ -226,6 +226,9 @@ func cellText(c Cell) string {
 	if a := counts(c.Anomalies(), check.Anomaly.Short, " "); a != "" {
 		s += " · " + a
 	}
+	if cov := c.Coverage(); cov.Of > 0 {
+		s += " · " + cov.String()
+	}
 	return s + cellMark(c)
 }
 

@@ -38,6 +38,8 @@ type htmlPage struct {
 	Groups    []htmlGroup
 	Glossary  []Explanation
 	Latency   []htmlLatency
+	// Exercised: a cell counts the seeds that exercised its scenario.
+	Exercised bool
 }
 
 // htmlStat is one count of the headline: cells in one state.
@@ -59,6 +61,9 @@ type htmlMatrixCell struct {
 	State               hState
 	Seeds, Counts, Href string
 	Title               string
+	// Exercised is "exercised 3/20" when the scenario counts what its
+	// seeds exercised.
+	Exercised string
 }
 
 // WriteHTML renders doc as one self-contained HTML page (inline CSS and
@@ -94,6 +99,7 @@ func pageOf(doc Document) htmlPage {
 	p.Groups = groupsOf(cells, ids, a, service)
 	p.Glossary = glossaryOf(p.Groups)
 	p.Codes = codesOf(cells)
+	p.Exercised = measured(cells)
 	at := map[[2]string]Cell{}
 	for _, c := range cells {
 		at[[2]string{c.Strategy, c.Scenario}] = c
@@ -166,6 +172,10 @@ func matrixCellOf(c Cell, anchor string) htmlMatrixCell {
 	}
 	if o := c.Overcharged(); o > 0 {
 		lines = append(lines, moneyOf(o)+" overcharged")
+	}
+	if cov := c.Coverage(); cov.Of > 0 {
+		m.Exercised = cov.String()
+		lines = append(lines, cov.String()+": "+cov.What)
 	}
 	m.Title = strings.Join(lines, "\n")
 	return m

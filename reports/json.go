@@ -29,6 +29,9 @@ type Document struct {
 	DurationMS    int64              `json:"duration_ms"`
 	Summary       Summary            `json:"summary"`
 	Results       []scenarios.Result `json:"results"`
+	// Coverage counts, per (strategy, scenario) whose scenario has an
+	// exercise fact, the seeds that exercised it; written by WriteJSON.
+	Coverage []CellCoverage `json:"coverage,omitempty"`
 	// Latency holds attempt latency percentiles per strategy and answer kind.
 	Latency []Latency `json:"latency,omitempty"`
 	// Skipped lists the scenarios a user's service could not take, and why.
@@ -67,6 +70,27 @@ type Summary struct {
 	Overcharged  int64 `json:"overcharged"`
 }
 
+// CellCoverage is one cell's "exercised k/n".
+type CellCoverage struct {
+	Strategy  string `json:"strategy"`
+	Scenario  string `json:"scenario"`
+	Exercise  string `json:"exercise"`
+	Exercised int    `json:"exercised"`
+	Seeds     int    `json:"seeds"`
+}
+
+// CoverageOf lists the coverage of the results' cells, in first-seen order.
+func CoverageOf(rs []scenarios.Result) []CellCoverage {
+	var out []CellCoverage
+	for _, c := range Cells(rs) {
+		if cov := c.Coverage(); cov.Of > 0 {
+			out = append(out, CellCoverage{Strategy: c.Strategy, Scenario: c.Scenario, Exercise: cov.What,
+				Exercised: cov.Exercised, Seeds: cov.Of})
+		}
+	}
+	return out
+}
+
 // Summarize counts results.
 func Summarize(rs []scenarios.Result) Summary {
 	s := Summary{Cells: len(rs)}
@@ -91,6 +115,7 @@ func Summarize(rs []scenarios.Result) Summary {
 func WriteJSON(w io.Writer, doc Document) error {
 	doc.SchemaVersion, doc.Tool = SchemaVersion, "idemchaos"
 	doc.Summary = Summarize(doc.Results)
+	doc.Coverage = CoverageOf(doc.Results)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)

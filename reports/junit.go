@@ -51,13 +51,36 @@ type junitSuite struct {
 }
 
 type junitCase struct {
-	ClassName string        `xml:"classname,attr"`
-	Name      string        `xml:"name,attr"`
-	Time      string        `xml:"time,attr"`
-	Failure   *junitProblem `xml:"failure"`
-	Error     *junitProblem `xml:"error"`
-	Skipped   *junitSkip    `xml:"skipped"`
-	SystemOut *junitText    `xml:"system-out"`
+	ClassName string `xml:"classname,attr"`
+	Name      string `xml:"name,attr"`
+	Time      string `xml:"time,attr"`
+	// Properties carry the cell's coverage: how many seeds exercised
+	// what its scenario is about.
+	Properties *junitProperties `xml:"properties"`
+	Failure    *junitProblem    `xml:"failure"`
+	Error      *junitProblem    `xml:"error"`
+	Skipped    *junitSkip       `xml:"skipped"`
+	SystemOut  *junitText       `xml:"system-out"`
+}
+
+type junitProperties struct {
+	Props []junitProperty `xml:"property"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+// junitCoverage is the cell's exercised k/n as properties; nil when its
+// scenario counts none.
+func junitCoverage(c Cell) *junitProperties {
+	cov := c.Coverage()
+	if cov.Of == 0 {
+		return nil
+	}
+	return &junitProperties{Props: []junitProperty{{Name: "exercised", Value: fmt.Sprintf("%d/%d", cov.Exercised, cov.Of)},
+		{Name: "exercise", Value: xmlSafe(cov.What)}}}
 }
 
 // junitText is element text kept readable in CDATA, multi-line.
@@ -166,7 +189,7 @@ func junitCaseOf(c Cell, verdictOnly bool) (junitCase, int64) {
 	for _, r := range c.Results {
 		ms += r.DurationMS
 	}
-	tc := junitCase{ClassName: "idemchaos." + c.Strategy, Name: c.Scenario, Time: seconds(ms)}
+	tc := junitCase{ClassName: "idemchaos." + c.Strategy, Name: c.Scenario, Time: seconds(ms), Properties: junitCoverage(c)}
 	evidence := xmlSafe(cellEvidence(c))
 	if verdictOnly {
 		switch c.Verdict() {

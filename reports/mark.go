@@ -60,6 +60,19 @@ func (m mark) seeds() string {
 	return fmt.Sprintf(" %d/%d", m.on, m.of)
 }
 
+// exercised is " e3/20" (3 of the 20 seeds exercised what the scenario
+// is about) when its scenario has an exercise fact; full, " exercised 3/20".
+func (m mark) exercised(full bool) string {
+	cov := m.cell.Coverage()
+	switch {
+	case cov.Of == 0:
+		return ""
+	case full:
+		return " " + cov.String()
+	}
+	return fmt.Sprintf(" e%d/%d", cov.Exercised, cov.Of)
+}
+
 // codes lists the short names of the anomalies found over the seeds.
 func (m mark) codes() []string {
 	var out []string
@@ -72,7 +85,9 @@ func (m mark) codes() []string {
 // compact is the cell in a few columns: "pass", "dc rm" (caught as
 // declared), "!!DC" (not as declared, or a user's service broke),
 // "!!MISSED", "inconcl", with the seeds after.
-func (m mark) compact() string {
+func (m mark) compact() string { return m.compactWords() + m.exercised(false) }
+
+func (m mark) compactWords() string {
 	switch m.class {
 	case scenarios.Passed:
 		return "pass"
@@ -92,12 +107,12 @@ func (m mark) full() string {
 	word := map[scenarios.Class]string{scenarios.Passed: "pass", scenarios.Caught: "caught", scenarios.Unproven: "inconclusive",
 		scenarios.Missed: "!!MISSED", scenarios.Unexpected: "!!FAIL"}[m.class]
 	if m.class == scenarios.Passed {
-		return word
+		return word + m.exercised(true)
 	}
 	s := word + m.seeds()
 	sum := m.cell.Anomalies()
 	for _, a := range sortedKeys(sum) {
 		s += fmt.Sprintf(" %s=%d", a.Short(), sum[a])
 	}
-	return s
+	return s + m.exercised(true)
 }

@@ -91,6 +91,9 @@ func mdLegend(cells []Cell) string {
 		s = "Cell: verdict, seeds that did not pass / seeds run, anomaly counts summed over seeds. " +
 			"⚠️ inconclusive: the run could not prove anything (its reason is listed below)."
 	}
+	if measured(cells) {
+		s += " exercised 3/20: 3 of the 20 seeds did what the scenario is about (a pass on none is inconclusive)."
+	}
 	if len(abbrevs) > 0 {
 		s += "\nAnomalies: " + strings.Join(abbrevs, ", ") + "."
 	}

@@ -17,9 +17,9 @@ func TestMarkdownContent(t *testing.T) {
 	}
 	for _, want := range []string{
 		"| strategy | dropped-response | redis-fault-after-commit |\n|---|---|---|\n",
-		"| none | ❌ fail 2/2 · dc=2 | ✅ pass · ❗ not caught |",
-		"| redis-setnx | ✅ pass | ❌ fail 2/2 · dc=2 sd=3 |",
-		"| pg-tx | ⚠️ inconclusive 1/2 | ❌ fail 1/2 · sc=1 · ❗ unexpected |",
+		"| none | ❌ fail 2/2 · dc=2 · exercised 1/2 | ✅ pass · ❗ not caught |",
+		"| redis-setnx | ✅ pass · exercised 2/2 | ❌ fail 2/2 · dc=2 sd=3 |",
+		"| pg-tx | ⚠️ inconclusive 1/2 · exercised 1/2 | ❌ fail 1/2 · sc=1 · ❗ unexpected |",
 		"**12 runs**: 6 pass, 5 fail, 1 inconclusive; **4 not as declared**; 44.80 overcharged in all.",
 		"## none / dropped-response: ❌ caught as declared\n\ndeclared: fails with `double_charge`\n",
 		"  - `double_charge`: key k-1: 2 charges \\| amounts \\*12.50\\* and \\*12.50\\*",

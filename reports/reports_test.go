@@ -2,6 +2,7 @@ package reports_test
 
 import (
 	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -67,5 +68,42 @@ func TestMoney(t *testing.T) {
 		if got := reports.Money(minor); got != want {
 			t.Errorf("Money(%d) = %q; want %q", minor, got, want)
 		}
+	}
+}
+
+// TestCoverageInEveryFormat: a cell's "exercised k/n" reaches the JSON
+// document (per cell), the JUnit properties and the soak summary.
+func TestCoverageInEveryFormat(t *testing.T) {
+	doc := fixture()
+	var js bytes.Buffer
+	if err := reports.WriteJSON(&js, doc); err != nil {
+		t.Fatal(err)
+	}
+	back, err := reports.ReadJSON(&js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []reports.CellCoverage{
+		{Strategy: "none", Scenario: "dropped-response", Exercise: "a retry after a charge that committed unheard", Exercised: 1, Seeds: 2},
+		{Strategy: "redis-setnx", Scenario: "dropped-response", Exercise: "a retry after a charge that committed unheard", Exercised: 2, Seeds: 2},
+		{Strategy: "pg-tx", Scenario: "dropped-response", Exercise: "a retry after a charge that committed unheard", Exercised: 1, Seeds: 2},
+	}
+	if !reflect.DeepEqual(back.Coverage, want) {
+		t.Errorf("JSON coverage %+v", back.Coverage)
+	}
+	junit := string(render(t, reports.WriteJUnit, doc))
+	if !strings.Contains(junit, `<property name="exercised" value="2/2">`) {
+		t.Errorf("JUnit lacks the coverage:\n%s", junit)
+	}
+	tally := reports.NewTally([]string{"none", "redis-setnx", "pg-tx"}, []string{"dropped-response"})
+	for _, r := range doc.Results {
+		tally.Add(r, int(r.Seed))
+	}
+	var soak bytes.Buffer
+	if err := reports.WriteSoak(&soak, reports.Soak{Rounds: 2, Tally: tally}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(soak.String(), "dropped-response (a retry after a charge that committed unheard): none 1/2, redis-setnx 2/2, pg-tx 1/2") {
+		t.Errorf("soak summary lacks the coverage:\n%s", soak.String())
 	}
 }

@@ -38,6 +38,7 @@ func WriteSoak(w io.Writer, k Soak) error {
 	if err := writeSoakTable(w, k.Tally); err != nil {
 		return err
 	}
+	writeSoakCoverage(w, k.Tally.Results)
 	writeListed(w, k.Tally.Sorted())
 	fmt.Fprintln(w, "\n"+k.verdictLine())
 	return nil
@@ -53,6 +54,37 @@ func writeSoakTable(w io.Writer, t *Tally) error {
 			st.Inconclusive, st.Caught, st.Unexpected, st.Missed, anomalyCells(st.Anomalies))
 	}
 	return tw.Flush()
+}
+
+// writeSoakCoverage prints, per scenario, how many rounds of each
+// strategy's cell exercised what the scenario is about: how often the
+// dangerous interleaving really happened. A cell that never did is
+// flagged: its passes prove nothing.
+func writeSoakCoverage(w io.Writer, results []scenarios.Result) {
+	byScen := map[string][]string{}
+	var order []string
+	what := map[string]string{}
+	for _, c := range Cells(results) {
+		cov := c.Coverage()
+		if cov.Of == 0 {
+			continue
+		}
+		if _, ok := byScen[c.Scenario]; !ok {
+			order = append(order, c.Scenario)
+		}
+		entry := fmt.Sprintf("%s %d/%d", c.Strategy, cov.Exercised, cov.Of)
+		if cov.Exercised == 0 {
+			entry += " (never: inconclusive)"
+		}
+		byScen[c.Scenario], what[c.Scenario] = append(byScen[c.Scenario], entry), cov.What
+	}
+	if len(order) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nexercised (rounds whose run did what the scenario is about):")
+	for _, sc := range order {
+		fmt.Fprintf(w, "  %s (%s): %s\n", sc, what[sc], strings.Join(byScen[sc], ", "))
+	}
 }
 
 // anomalyCells is "double_charge 4, store_desync 2", or "-".

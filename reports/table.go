@@ -56,6 +56,10 @@ func (c Cell) AsExpected() bool {
 	return true
 }
 
+// Coverage is how many of the cell's seeds exercised what its scenario is
+// about.
+func (c Cell) Coverage() scenarios.Coverage { return scenarios.CoverageOf(c.Results) }
+
 // Anomalies sums anomaly counts over the seeds.
 func (c Cell) Anomalies() map[check.Anomaly]int {
 	sum := map[check.Anomaly]int{}
@@ -99,11 +103,21 @@ func WriteTable(w io.Writer, rs []scenarios.Result, v View) error {
 	if _, err := io.WriteString(w, grid.render(v, compact)); err != nil {
 		return err
 	}
-	writeLegend(w, v, compact, service, multiSeed(cells))
+	writeLegend(w, v, compact, service, multiSeed(cells), measured(cells))
 	writeSummary(w, v, rs, service)
 	writeAdapted(w, v, cells)
 	writeEvidence(w, v, cells)
 	return nil
+}
+
+// measured reports whether a cell counts what its seeds exercised.
+func measured(cells []Cell) bool {
+	for _, c := range cells {
+		if c.Coverage().Of > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func axes(cells []Cell) (strategies, scens []string) {

@@ -32,7 +32,7 @@ func multiSeed(cells []Cell) bool {
 
 // writeLegend says what the cells' words mean, in the layout shown, and
 // names the anomalies behind their short names.
-func writeLegend(w io.Writer, v View, compact, service, seeds bool) {
+func writeLegend(w io.Writer, v View, compact, service, seeds, exercised bool) {
 	var entries []string
 	switch {
 	case service && compact:
@@ -55,6 +55,12 @@ func writeLegend(w io.Writer, v View, compact, service, seeds bool) {
 	}
 	if seeds {
 		entries = append(entries, "3/20 = on 3 of the 20 seeds run")
+	}
+	switch {
+	case exercised && compact:
+		entries = append(entries, "e3/20 = 3 of the 20 seeds exercised what the scenario is about (none: inconclusive)")
+	case exercised:
+		entries = append(entries, "exercised 3/20 = 3 of the 20 seeds did what the scenario is about (none: inconclusive)")
 	}
 	fmt.Fprint(w, "\n"+wrapWords("cells: ", "       ", strings.Join(entries, "; "), v.legendLimit()))
 	var names []string

@@ -52,6 +52,9 @@ type Scenario struct {
 	// service's own charge instead (measured first: Timing), if the charge
 	// is slow enough.
 	Outlast bool `json:"-"`
+	// Exercise is the one fact of a run that says it did what the
+	// scenario is about; the zero Exercise: none to count.
+	Exercise Exercise `json:"-"`
 }
 
 // Catalog lists the scenarios in a stable order.

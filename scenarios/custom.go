@@ -23,8 +23,21 @@ func FromSpec(s spec.Spec) (Scenario, error) {
 		Target: Target{Replicas: s.Target.Replicas, ClaimTTL: s.Target.ClaimTTL.D(), KeyTTL: s.Target.KeyTTL.D()},
 		Policy: client.Policy{PerTry: s.Retries.PerTryTimeout.D(), Backoff: s.Retries.Backoff.D(),
 			MaxBackoff: s.Retries.MaxBackoff.D()},
-		Probe: s.Probe,
+		Probe: s.Probe, Exercise: specExercise(s),
 	}, nil
+}
+
+// specExercise is the fact a spec's run is about: its duplicates
+// overlapping when it releases them together, else a retry after an
+// answer a fault hid; none when it has neither.
+func specExercise(s spec.Spec) Exercise {
+	switch {
+	case s.Races():
+		return exOverlap
+	case len(s.Faults) > 0:
+		return exHidden
+	}
+	return Exercise{}
 }
 
 // specAssume composes the self-checks of the building blocks the spec uses.

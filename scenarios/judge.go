@@ -62,6 +62,7 @@ func Judge(rec Record) Result {
 			res.Verdict = Inconclusive
 		}
 	}
+	res.Exercise, res.Exercised = exercise(sc, obs)
 	res.AsExpected = matches(res)
 	return res
 }

@@ -51,6 +51,14 @@ type Result struct {
 	// against a user's service (its client timed out inside the service's
 	// own charge, faults placed from outside, faults left out).
 	Adapted []string `json:"adapted,omitempty"`
+	// Exercise names what the scenario is about, as a fact of one run
+	// (Scenario.Exercise); Exercised says this run did it. Across the
+	// seeds of a cell they are its coverage, "exercised k/n" (Cover).
+	Exercise  string `json:"exercise,omitempty"`
+	Exercised bool   `json:"exercised,omitempty"`
+	// Unexercised says Cover made this pass inconclusive: no seed of its
+	// cell exercised what the scenario is about.
+	Unexercised bool `json:"unexercised,omitempty"`
 }
 
 // Repro is the one-line command that re-runs a built-in cell.

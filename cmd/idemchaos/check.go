@@ -49,7 +49,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 		return verdictExit(exitInconclusive)
 	}
 	saved := savedDocument(dir)
-	results = inRunOrder(results, saved.Results)
+	results = scenarios.Cover(inRunOrder(results, saved.Results))
 	c := common{jsonFile: *jsonFile}
 	if err := output(c, stdout, results, lat, "check", time.Now(), func(w io.Writer) error {
 		if saved.Command == "run" && len(results) == 1 {

@@ -57,6 +57,14 @@ var commands = []command{
 			"strategy shown, and prints a Mermaid sequence diagram. The stores start quietly (--verbose shows how). " +
 			"Exit 1 when the story ends in an anomaly (the point of most demos), 0 when it ends well, 4 when the run " +
 			"proved nothing."},
+	{"shrink", []string{"DIR [--k K] [--timeout D] [--file FILE]", "--strategy S --scenario C [--seed N] [--k K] [--timeout D]",
+		"--target-url URL --ledger-url DSN --ledger-query SQL --scenario C [--seed N]"}, "a failing cell cut down to a minimal scenario file",
+		"Takes a failing cell (the run directory DIR of one, or the cell --strategy or --target-url, --scenario and " +
+			"--seed name), writes it as a scenario file and cuts it down one step at a time (fewer keys, faults, " +
+			"duplicates and tries, shorter timings), keeping a cut only when the smaller scenario, re-run on the real " +
+			"stores K times (--k, default 3), fails with the same anomaly every time; the search stops when no cut " +
+			"fails or at --timeout. It writes the minimal scenario file (--file), its repro line and the story of its " +
+			"run. Exit 0 shrunk, 4 the cell did not fail, 2 bad input, 3 environment."},
 	{"bench", []string{"[--strategies a,b] [--rate R | --concurrency C] [--duration D] [--dup-ratio P]"}, "what each strategy costs",
 		"Measures each strategy's latency percentiles and throughput under an open-model load (or a closed one with " +
 			"--concurrency), with a share of duplicate retries, and writes them as a table, JSON, Markdown or HTML."},

@@ -17,7 +17,8 @@ import (
 // service is told without the catalog's "ok" and "not as declared"; the
 // cells read "caught" and "pass" instead of "FAIL ... ok" and "PASS ok",
 // the findings give money with its currency, long lines wrap at $COLUMNS
-// (120 here); the verdicts and counts never.
+// (120 here), each cell says how many seeds exercised its scenario (read
+// off the saved observations); the verdicts and counts never.
 func TestLegacyRunDirectories(t *testing.T) {
 	for _, name := range []string{"matrix", "custom", "external"} {
 		t.Run(name, func(t *testing.T) {

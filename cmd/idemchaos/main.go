@@ -55,6 +55,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdReport(args[1:], stdout)
 	case "demo":
 		err = cmdDemo(ctx, args[1:], stdout, stderr)
+	case "shrink":
+		err = cmdShrink(ctx, args[1:], stdout, stderr)
 	case "bench":
 		err = cmdBench(ctx, args[1:], stdout, stderr)
 	case "lint":

@@ -86,6 +86,7 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return envError(err)
 	}
+	results = scenarios.Cover(results)
 	fmt.Fprintf(stderr, "matrix took %s%s\n", time.Since(started).Round(time.Millisecond), shardNote(shard, len(results)))
 	doc := reports.NewDocument(results, prog.lat, "matrix", started)
 	doc.Shard = shard

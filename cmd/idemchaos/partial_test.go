@@ -31,7 +31,7 @@ func TestPartialRunDirectory(t *testing.T) {
 	}
 	// without its document, the catalog's order, not the directories'
 	c = cliEnv(t, nil, "check", dir)
-	if want := "strategy  dropped-response  payload-mismatch  missing-key"; c.code != exitInconclusive || firstLine(c.stdout) != want {
+	if want := "strategy  dropped-response    payload-mismatch    missing-key"; c.code != exitInconclusive || firstLine(c.stdout) != want {
 		t.Errorf("check without the document: exit %d, first line %q; want 4 and %q\n%s", c.code, firstLine(c.stdout), want, c.stderr)
 	}
 	// as if stopped while the second cell ran, before the third started

@@ -65,6 +65,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return envError(err)
 	}
+	res = scenarios.Cover([]scenarios.Result{res})[0]
 	lat := reports.NewLatencies()
 	lat.Add(res.Strategy, rec.Obs.History.Attempts)
 	if err := output(c, stdout, []scenarios.Result{res}, lat, "run", started, func(w io.Writer) error {

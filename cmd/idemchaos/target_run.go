@@ -70,6 +70,7 @@ func runTarget(ctx context.Context, c common, t targetFlags, cells []scenarios.C
 		return envError(err)
 	}
 	noteUndocumented(stderr, op, prog.statuses)
+	results = scenarios.Cover(results)
 	doc := reports.NewDocument(results, prog.lat, cmd, started)
 	doc.Skipped, doc.Shard = skipped, shard
 	if err := writeOutput(c, stdout, doc, func(w io.Writer) error {

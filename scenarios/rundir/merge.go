@@ -318,7 +318,7 @@ func (m *Shards) document() error {
 		merged = append(merged, reports.MergedShard{K: s.doc.Shard.K, Cells: len(s.doc.Results),
 			Started: s.doc.Started.UTC(), DurationMS: s.doc.DurationMS})
 	}
-	m.doc = reports.NewDocument(results, lat, first.Command, started)
+	m.doc = reports.NewDocument(scenarios.Cover(results), lat, first.Command, started)
 	m.doc.DurationMS, m.doc.Skipped, m.doc.Merged = took, first.Skipped, merged
 	if len(results) == 0 {
 		m.doc.Profile = first.Profile

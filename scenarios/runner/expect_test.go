@@ -35,6 +35,7 @@ func TestEveryCellAsDeclared(t *testing.T) {
 			t.Parallel()
 			r := newRunner(t)
 			for _, sc := range scenarios.Names() {
+				var cell []scenarios.Result
 				for seed := 1; seed <= seeds; seed++ {
 					res, _, err := runner.Run(context.Background(), r, scenarios.Cell{Strategy: st, Scenario: sc, Seed: uint64(seed), Profile: api.IETF}, "")
 					if err != nil {
@@ -44,6 +45,12 @@ func TestEveryCellAsDeclared(t *testing.T) {
 						t.Errorf("%s seed %d: verdict %s anomalies %v assumptions %v; declared %v\n  %s",
 							sc, seed, res.Verdict, res.Anomalies, res.Assumptions, res.Expected, res.Repro)
 					}
+					cell = append(cell, res)
+				}
+				// a cell that must pass exercised what its scenario is about
+				// on one of its seeds at least
+				if cov := scenarios.CoverageOf(cell); len(cell[0].Expected) == 0 && cov.Of > 0 && cov.Exercised == 0 {
+					t.Errorf("%s: %s (%s): a pass would rest on nothing", sc, cov, cov.What)
 				}
 			}
 		})
