@@ -52,6 +52,10 @@ type Scenario struct {
 	// service's own charge instead (measured first: Timing), if the charge
 	// is slow enough.
 	Outlast bool `json:"-"`
+	// Replicated says the scenario runs on the replicated Postgres: a
+	// primary, and a hot standby streaming from it through a Toxiproxy
+	// link (its faults are api.ReplicationActions).
+	Replicated bool `json:"replicated,omitempty"`
 }
 
 // Catalog lists the scenarios in a stable order.

@@ -46,6 +46,7 @@ var stepWords = map[design.Step]pointWords{
 	design.RedisGuard:         {"%[1]s claims key %[2]s in Redis (SET NX) for %[3]s", redisID, "SET NX key", "OK, claimed"},
 	design.RedisStore:         redisSet,
 	design.PostgresRead:       pgRead,
+	design.StandbyRead:        {"%[1]s reads key %[2]s on the Postgres hot standby: absent (%[3]s)", postgresID, "SELECT key on the standby", "absent"},
 	design.PostgresLock:       pgLock,
 	design.PostgresInProgress: {"%[1]s commits key %[2]s as in progress in Postgres, in a first transaction: it was new (%[3]s)", postgresID, "INSERT key in progress", "inserted"},
 	design.PostgresInsert:     {"%[1]s inserts key %[2]s in Postgres, in the charge's transaction: it was new (%[3]s)", postgresID, "INSERT key", "inserted"},

@@ -33,7 +33,7 @@ func TestEveryCellAsDeclared(t *testing.T) {
 	for _, st := range design.Names() {
 		t.Run(st, func(t *testing.T) {
 			t.Parallel()
-			r := newRunner(t)
+			r := newExecutor(t)
 			for _, sc := range scenarios.Names() {
 				for seed := 1; seed <= seeds; seed++ {
 					res, _, err := runner.Run(context.Background(), r, scenarios.Cell{Strategy: st, Scenario: sc, Seed: uint64(seed), Profile: api.IETF}, "")
