@@ -62,6 +62,7 @@ const (
 	PostgresInProgress Step = "postgres-in-progress" // commits the key as in progress, in a first transaction
 	PostgresInsert     Step = "postgres-insert"      // inserts the key in Postgres, in the charge's transaction
 	PostgresStore      Step = "postgres-store"       // stores the response with the key, in the same transaction
+	PostgresStoreAfter Step = "postgres-store-after" // writes the key row with the response after the charge, ON CONFLICT DO NOTHING
 )
 
 var catalog = []Info{
@@ -95,7 +96,7 @@ var catalog = []Info{
 		ReplayFrom: ReplayPostgres, Steps: Steps{Check: PostgresRead, Claim: PostgresLock, Store: PostgresStore}},
 	{Name: "pg-standby-read", Mechanism: "looks the key up on a hot standby to spare the primary; if absent, charges on the primary and writes the key row after the charge with ON CONFLICT DO NOTHING (no claim first)",
 		Flaw:       "the standby lags: a retry of a completed key finds nothing there and charges again; the key's primary key guards nothing",
-		ReplayFrom: ReplayPostgres, Steps: Steps{Check: StandbyRead, Store: PostgresStore}},
+		ReplayFrom: ReplayPostgres, Steps: Steps{Check: StandbyRead, Store: PostgresStoreAfter}},
 	{Name: "pg-async-commit", Mechanism: "as pg-tx, with SET LOCAL synchronous_commit = off in the transaction",
 		Flaw:       "COMMIT returns before its WAL is written: a crash of the primary right after loses the key row and the charge the client was told of",
 		ReplayFrom: ReplayPostgres, Steps: Steps{Check: PostgresRead, Claim: PostgresLock, Store: PostgresStore}},
