@@ -9,13 +9,14 @@ import (
 	"github.com/idemchaos/idemchaos/sim/workload"
 )
 
-// planStandbyLag: chained ops whose first try's response is dropped;
-// before that try commits, the primary-to-standby link turns slow (by an
-// amount drawn from the seed, far longer than the client waits to
-// retry), so every retry of a completed key comes while the standby is
-// behind.
+// planStandbyLag: chained ops whose first try's response is dropped; the
+// primary-to-standby link is slow (by an amount drawn from the seed, far
+// longer than the client waits to retry) from before the traffic until it
+// is over (the fault is placed on every first try's commit, where it
+// bites, and armed with the cell), so every retry of a completed key
+// comes while the standby is behind.
 func planStandbyLag(rng *rand.Rand, p Params) workload.Plan {
-	lag := time.Duration(600+100*rng.IntN(5)) * time.Millisecond
+	lag := time.Duration(1000+100*rng.IntN(7)) * time.Millisecond
 	return chainedFaults(rng, p, 4, 4, workload.DropResponse, fmt.Sprintf("standby-lag:%s@before-commit", lag))
 }
 

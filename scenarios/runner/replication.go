@@ -63,15 +63,16 @@ func (c *cellReplication) carries(a api.Action) bool {
 func (c *cellReplication) arm(set *failpoint.Set, in api.Injection, match failpoint.Match) {
 	switch in.Action {
 	case api.StandbyLag:
-		set.Arm("inject", in.Point, match, func(context.Context, failpoint.Hit) func() {
-			c.lag(in.Arg)
-			return nil
-		})
+		// the link is slow before the traffic starts: a Toxiproxy call in
+		// the request would slow the very try whose retry must come soon
+		c.lag(in.Arg)
+		set.Arm("inject", in.Point, match, func(context.Context, failpoint.Hit) func() { return nil })
 	case api.PGCrash:
 		// everything before the request's commit is made durable first, so
 		// that the crash is about the commits of its own moment
 		set.Arm("mark", api.BeforeCommit, match, func(_ context.Context, h failpoint.Hit) func() {
 			c.mark(h.AttemptID, true)
+			_ = c.b.env.Replicated.HoldWALWriter()
 			return nil
 		})
 		set.Arm("inject", in.Point, match, func(_ context.Context, h failpoint.Hit) func() {
@@ -81,8 +82,8 @@ func (c *cellReplication) arm(set *failpoint.Set, in api.Injection, match failpo
 	}
 }
 
-// lag puts the latency on the replication link, once: it stays until the
-// traffic is over (heal).
+// lag puts the latency on the replication link, once, when the cell's
+// faults are armed: it stays until the traffic is over (heal).
 func (c *cellReplication) lag(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -228,7 +229,7 @@ func (c *cellReplication) heal() error {
 	}
 	c.mu.Lock()
 	c.lagging = false
-	err := c.b.env.ReplicationLink.Heal()
+	err := errors.Join(c.b.env.ReplicationLink.Heal(), c.b.env.Replicated.ReleaseWALWriter())
 	c.mu.Unlock()
 	if err != nil {
 		return err

@@ -283,6 +283,42 @@ func (r *Replicated) Kill() error {
 	return nil
 }
 
+// HoldWALWriter freezes the primary's WAL writer (SIGSTOP) until the
+// next Kill: from then on only a synchronous commit writes WAL out, so a
+// crash lands inside the window before the WAL writer's next cycle by
+// construction, not by timing (that cycle also starts early when an
+// asynchronous commit completes a WAL page).
+func (r *Replicated) HoldWALWriter() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed || r.primary == nil || r.primary.proc == nil {
+		return errors.New("replicated postgres: no primary running")
+	}
+	return r.primary.signalWALWriter(syscall.SIGSTOP)
+}
+
+// ReleaseWALWriter lets a held WAL writer go on (a no-op when none is
+// held, or the primary is down).
+func (r *Replicated) ReleaseWALWriter() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed || r.primary == nil || r.primary.proc == nil {
+		return nil
+	}
+	return r.primary.signalWALWriter(syscall.SIGCONT)
+}
+
+// signalWALWriter sends sig to the server's WAL writer.
+func (n *pgNode) signalWALWriter(sig syscall.Signal) error {
+	for _, c := range childrenOf(n.proc.pid()) {
+		cmd, err := os.ReadFile("/proc/" + strconv.Itoa(c) + "/cmdline")
+		if err == nil && strings.Contains(string(cmd), "walwriter") {
+			return syscall.Kill(c, sig)
+		}
+	}
+	return errors.New("replicated postgres: the primary has no WAL writer")
+}
+
 // childrenOf lists the live processes whose parent is pid.
 func childrenOf(pid int) []int {
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
@@ -356,6 +392,9 @@ func (r *Replicated) Close() error {
 		return nil
 	}
 	r.closed = true
+	if r.primary != nil && r.primary.proc != nil {
+		_ = r.primary.signalWALWriter(syscall.SIGCONT) // a held one could not shut down
+	}
 	var errs []error
 	for _, n := range []*pgNode{r.standby, r.primary} {
 		if n != nil {

@@ -66,6 +66,9 @@ func TestReplicated(t *testing.T) {
 	t.Run("crash", func(t *testing.T) {
 		asyncInsert(ctx, t, primary, "async")
 		mustExec(ctx, t, primary, `INSERT INTO marks VALUES ('sync')`)
+		if err := r.HoldWALWriter(); err != nil {
+			t.Fatal(err)
+		}
 		asyncInsert(ctx, t, primary, "async-after")
 		if err := r.Crash(ctx); err != nil {
 			t.Fatal(err)
