@@ -135,6 +135,10 @@ func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 		return obs, 0, err
 	}
 	repl := r.newCellReplication(ctx, prefix, since, d.resetStores)
+	if err := repl.start(); err != nil { // the standby holds this cell's empty ledger before any lag
+		d.close()
+		return obs, 0, err
+	}
 	if err := armInjections(d.failpoints, plan, links{pg: d.pgLink, redis: d.redisLink, repl: repl}); err != nil {
 		d.close()
 		return obs, 0, err

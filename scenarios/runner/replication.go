@@ -237,6 +237,16 @@ func (c *cellReplication) heal() error {
 	return c.caughtUp()
 }
 
+// start waits until the standby has replayed the cell's fresh ledger (and,
+// in a new topology, its schema): a lagging standby must not show the
+// rows of an earlier cell, whose keys the same seed shares.
+func (c *cellReplication) start() error {
+	if c == nil {
+		return nil
+	}
+	return c.caughtUp()
+}
+
 // caughtUp waits until the standby has replayed the primary's WAL up to
 // a commit made now, synchronously, of a write (a transaction that wrote
 // nothing commits without waiting for its WAL): that commit writes out
@@ -249,7 +259,7 @@ func (c *cellReplication) caughtUp() error {
 	defer cancel()
 	var lsn string
 	_, err := c.b.pool.Exec(ctx, `INSERT INTO crash_marks VALUES ($1) ON CONFLICT (mark) DO UPDATE SET mark = excluded.mark`,
-		c.prefix+"heal") // always a new row version: a commit that wrote nothing is not flushed
+		c.prefix+"sync") // always a new row version: a commit that wrote nothing is not flushed
 	if err == nil {
 		err = c.b.pool.QueryRow(ctx, `SELECT pg_current_wal_flush_lsn()::text`).Scan(&lsn)
 	}
