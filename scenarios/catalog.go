@@ -55,6 +55,10 @@ type Scenario struct {
 	// Exercise is the one fact of a run that says it did what the
 	// scenario is about; the zero Exercise: none to count.
 	Exercise Exercise `json:"-"`
+	// Replicated says the scenario runs on the replicated Postgres: a
+	// primary, and a hot standby streaming from it through a Toxiproxy
+	// link (its faults are api.ReplicationActions).
+	Replicated bool `json:"replicated,omitempty"`
 }
 
 // Catalog lists the scenarios in a stable order.

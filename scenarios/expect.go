@@ -29,6 +29,8 @@ var expected = map[string]map[string][]check.Anomaly{
 		"key-expiry":               {check.DoubleCharge}, // the replay probes after the traffic charge again
 		"business-refusal":         {check.RefusalNotReplayed},
 		"retry-storm":              {check.DoubleCharge},
+		"pg-standby-lag":           {check.DoubleCharge},
+		"pg-async-commit-crash":    {check.DoubleCharge}, // the replay probes charge again
 	},
 	"memory": {
 		"replica-fanout": {check.DoubleCharge},
@@ -72,6 +74,18 @@ var expected = map[string]map[string][]check.Anomaly{
 	"pg-success-only": {
 		"business-refusal": {check.RefusalNotReplayed},
 	},
+	// Without a standby (every other scenario) it reads the primary: its
+	// look-up then charge is redis-getset's check-then-act race.
+	"pg-standby-read": {
+		"concurrent-duplicates": {check.DoubleCharge},
+		"forced-race":           {check.DoubleCharge},
+		"client-timeout-retry":  {check.DoubleCharge},
+		"pg-standby-lag":        {check.DoubleCharge},
+		"retry-storm":           {check.DoubleCharge},
+	},
+	"pg-async-commit": {
+		"pg-async-commit-crash": {check.LostAck},
+	},
 }
 
 // mustNot lists anomalies a cell must not show even when it fails: a poisoned
@@ -106,6 +120,8 @@ var demoStrategy = map[string]string{
 	"key-expiry":               "redis-setnx",
 	"business-refusal":         "pg-success-only",
 	"retry-storm":              "none",
+	"pg-standby-lag":           "pg-standby-read",
+	"pg-async-commit-crash":    "pg-async-commit",
 }
 
 // Lesson is the demo that shows one anomaly class, and what the room sees.

@@ -206,6 +206,8 @@ func (t External) needs(sc Scenario, in api.Injection) string {
 		}
 	case api.PGLatency:
 		return t.latencyNeeds(sc, in)
+	case api.StandbyLag, api.PGCrash:
+		return "needs idemchaos's own replicated Postgres (a hot standby, a primary it can crash): built-in strategies only"
 	}
 	return ""
 }
@@ -246,6 +248,8 @@ func (t External) carries(in api.Injection) bool {
 		return t.RedisProxy != ""
 	case api.PGLatency:
 		return t.PostgresProxy != ""
+	case api.StandbyLag, api.PGCrash:
+		return false
 	}
 	return t.Failpoints
 }

@@ -38,6 +38,27 @@ type Observation struct {
 	// bound, so late charges may be missing from the ground truth.
 	Settled   time.Duration `json:"settled_ns,omitempty"`
 	Unsettled bool          `json:"unsettled,omitempty"`
+	// Replication is what a run on the replicated Postgres saw of its
+	// standby and its crashes; nil on a single server.
+	Replication *Replication `json:"replication,omitempty"`
+}
+
+// Replication is what the harness saw of the replicated Postgres during a
+// run, to prove its faults bit.
+type Replication struct {
+	// StandbySeen is when each key's first charge showed on the hot
+	// standby (since the run's start), polled during the traffic; a key
+	// the standby never showed by then is absent.
+	StandbySeen map[string]time.Duration `json:"standby_seen_ns,omitempty"`
+	// Crashes counts the primary's crashes; CanariesLost those after
+	// which the harness's own canary, an asynchronous commit made right
+	// before the kill, was gone from the restarted primary; DurableLost
+	// those after which the synchronous commit it made right before the
+	// fault's request committed was gone too (that would be a broken
+	// topology, not the fault).
+	Crashes      int `json:"crashes,omitempty"`
+	CanariesLost int `json:"canaries_lost,omitempty"`
+	DurableLost  int `json:"durable_lost,omitempty"`
 }
 
 // Event is a request reaching a failpoint inside the target.

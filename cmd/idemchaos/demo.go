@@ -49,7 +49,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	defer s.Close()
 	started := time.Now()
-	d, err := runner.Tell(ctx, s.Builtins[0], cell, c.out)
+	d, err := runner.Tell(ctx, s.Executors()[0], cell, c.out)
 	if err != nil {
 		return envError(err)
 	}

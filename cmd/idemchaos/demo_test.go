@@ -161,3 +161,38 @@ func TestDemoQuietAndInColour(t *testing.T) {
 		t.Errorf("colour changed the words:\n%s\n--- plain\n%s", got, plain.stdout)
 	}
 }
+
+// TestDemoReplicatedTellsTheSameStoryEveryTime: the two demos on the
+// replicated Postgres tell what the fault did to the told key (the
+// standby read absent after the commit; the commit gone after the crash)
+// and tell it the same way on two runs of the same seed.
+func TestDemoReplicatedTellsTheSameStoryEveryTime(t *testing.T) {
+	for _, c := range []struct {
+		scenario string
+		want     []string
+	}{
+		{"pg-standby-lag", []string{"DOUBLE CHARGE", "on the Postgres hot standby: absent",
+			"the standby has not replayed request A1's commit yet", "to its hot standby turns slow"}},
+		{"pg-async-commit-crash", []string{"LOST ACK", "the Postgres primary is killed (SIGKILL) right after request A's commit",
+			"Postgres recovers from its WAL without charge", "the WAL buffers died with the server"}},
+	} {
+		t.Run(c.scenario, func(t *testing.T) {
+			t.Parallel()
+			args := []string{"demo", c.scenario, "--seed", "1"}
+			first, second := cli(t, args...), cli(t, args...)
+			for _, o := range []outcome{first, second} {
+				if o.code != exitViolated {
+					t.Fatalf("exit %d; want %d\n%s\n%s", o.code, exitViolated, o.stdout, o.stderr)
+				}
+				for _, want := range c.want {
+					if !strings.Contains(flat(o.stdout), want) {
+						t.Errorf("no %q in:\n%s", want, o.stdout)
+					}
+				}
+			}
+			if a, b := story(first.stdout), story(second.stdout); a != b {
+				t.Errorf("two runs told two stories:\n%s\n----\n%s", a, b)
+			}
+		})
+	}
+}

@@ -20,11 +20,28 @@ import (
 // TestInterruptLeavesNothingBehind sends Ctrl-C while the CLI provisions its
 // own stores and while a matrix runs: it must exit 130 and leave no process,
 // listening port or data directory behind.
+//
+// The replicated cases start the replicated Postgres (a primary, pg_basebackup,
+// a standby) for crash and lag cells: Ctrl-C while the pair starts (the
+// primary's start line) or between its cells, one of which crashes and
+// restarts the primary, must leave nothing either.
 func TestInterruptLeavesNothingBehind(t *testing.T) {
-	for name, when := range map[string]string{"during-initdb": "initdb ", "mid-matrix": "] "} {
+	single := []string{"--strategies", "pg-tx", "--scenarios", "dropped-response"}
+	replicated := []string{"--strategies", "pg-tx", "--scenarios", "pg-async-commit-crash,pg-standby-lag"}
+	for name, c := range map[string]struct {
+		when  string
+		cells []string
+	}{
+		"during-initdb":           {"initdb ", single},
+		"mid-matrix":              {"] ", single},
+		"during-replicated-start": {"starting postgres on ", replicated},
+		"mid-replicated-matrix":   {"] ", replicated},
+	} {
+		when := c.when
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			p := startCLI(t, traversableTempDir(t), "matrix", "--no-docker", "--strategies", "pg-tx", "--scenarios", "dropped-response", "--seeds", "50")
+			args := append(append([]string{"matrix", "--no-docker"}, c.cells...), "--seeds", "50")
+			p := startCLI(t, traversableTempDir(t), args...)
 			if !p.stderr.waitFor(when, 60*time.Second, p.done) {
 				t.Fatalf("no %q on stderr within 60s:\n%s", when, p.stderr.text())
 			}

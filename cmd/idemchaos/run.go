@@ -61,7 +61,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	defer s.Close()
 	started := time.Now()
 	cell.Strategy, cell.Replicas = *st, c.replicas
-	res, rec, err := runner.Run(ctx, s.Builtins[0], cell, c.out)
+	res, rec, err := runner.Run(ctx, s.Executors()[0], cell, c.out)
 	if err != nil {
 		return envError(err)
 	}

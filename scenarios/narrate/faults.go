@@ -27,12 +27,38 @@ func (r *renderer) faults(u *unit, point string) {
 	case api.PGLatency:
 		r.say("fault: the link from %s to Postgres turns slow", u.replica())
 		r.draw("Note over %s,PG: link slow (fault)", u.rid())
+	case api.StandbyLag:
+		r.say("fault: the replication link from the Postgres primary to its hot standby turns slow (%s a reply): the standby falls behind", in.Arg)
+		r.draw("Note over PG: replication to the standby slow (fault)")
+	case api.PGCrash:
+		r.crash(u)
 	case api.Delay:
 		r.say("fault: %s stalls here, on purpose", u.request())
 		r.draw("Note over %s: %s stalls (fault)", u.rid(), u.short())
 	default:
 		r.say("fault: %s fires here (%s)", in.Action, u.request())
 		r.draw("Note over %s: %s (fault)", u.rid(), in.Action)
+	}
+}
+
+// crash tells the primary killed right after u's commit and restarted,
+// and whether u's commit survived its recovery (a stored response that
+// vanished is no longer the key's).
+func (r *renderer) crash(u *unit) {
+	r.say("fault: the Postgres primary is killed (SIGKILL) right after %s's commit, before the answer, and restarted", u.request())
+	r.draw("Note over PG: primary killed and restarted (fault)")
+	c := r.s.chargeOf(u.first())
+	for _, ch := range r.s.charges {
+		if ch.ID == c {
+			r.say("Postgres recovers from its WAL with %s: the commit was written out before it was acknowledged", r.s.charge(c))
+			return
+		}
+	}
+	r.say("Postgres recovers from its WAL without %s or key %s: the commit was acknowledged before its WAL was written, and the WAL buffers died with the server",
+		r.s.charge(c), short(r.s.key))
+	r.draw("Note over PG: %s and key lost", r.s.charge(c))
+	if r.storedBy == u {
+		r.storedBy = nil
 	}
 }
 

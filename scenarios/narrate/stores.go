@@ -24,6 +24,11 @@ type pointWords struct {
 type mechanism struct {
 	check, claim, store pointWords
 	usesRedis           bool
+	// keepsFirst: the store step leaves a response already stored as it
+	// is (INSERT ... ON CONFLICT DO NOTHING) instead of replacing it.
+	keepsFirst bool
+	// standby: the check reads the hot standby, which may be behind.
+	standby bool
 }
 
 var (
@@ -46,10 +51,13 @@ var stepWords = map[design.Step]pointWords{
 	design.RedisGuard:         {"%[1]s claims key %[2]s in Redis (SET NX) for %[3]s", redisID, "SET NX key", "OK, claimed"},
 	design.RedisStore:         redisSet,
 	design.PostgresRead:       pgRead,
+	design.StandbyRead:        {"%[1]s reads key %[2]s on the Postgres hot standby: absent (%[3]s)", postgresID, "SELECT key on the standby", "absent"},
 	design.PostgresLock:       pgLock,
 	design.PostgresInProgress: {"%[1]s commits key %[2]s as in progress in Postgres, in a first transaction: it was new (%[3]s)", postgresID, "INSERT key in progress", "inserted"},
 	design.PostgresInsert:     {"%[1]s inserts key %[2]s in Postgres, in the charge's transaction: it was new (%[3]s)", postgresID, "INSERT key", "inserted"},
 	design.PostgresStore:      pgStore,
+	design.PostgresStoreAfter: {"%[1]s writes key %[2]s with %[3]s's response (%[4]s) in Postgres, after the charge, in the same transaction (ON CONFLICT DO NOTHING)",
+		postgresID, "INSERT key, response", ""},
 }
 
 // generic are the words of a strategy the catalog does not know.
@@ -67,5 +75,6 @@ func mechanismOf(strategy string) mechanism {
 		return generic
 	}
 	return mechanism{check: stepWords[info.Steps.Check], claim: stepWords[info.Steps.Claim],
-		store: stepWords[info.Steps.Store], usesRedis: info.Redis}
+		store: stepWords[info.Steps.Store], usesRedis: info.Redis,
+		keepsFirst: info.Steps.Store == design.PostgresStoreAfter, standby: info.Steps.Check == design.StandbyRead}
 }

@@ -88,6 +88,9 @@ func (r *renderer) words(u *unit, w pointWords, resp string) {
 		return
 	}
 	text := fmt.Sprintf(w.text, u.replica(), short(r.s.key), u.request(), resp)
+	if w == r.s.mech.check && r.s.mech.standby && r.storedBy != nil {
+		text += ": the standby has not replayed " + r.storedBy.request() + "'s commit yet"
+	}
 	r.say("%s", text)
 	if w.store == selfID {
 		r.draw("Note over %s: %s (%s)", u.rid(), w.verb, u.short())
@@ -113,6 +116,8 @@ func (r *renderer) store(u *unit) {
 	switch {
 	case lost:
 		text += fmt.Sprintf(": the write is lost, the link to %s is cut", storeName(w.store))
+	case r.storedBy != nil && r.storedBy != u && r.s.mech.keepsFirst:
+		text += ": " + r.storedBy.request() + "'s key row is there already and stays"
 	case r.storedBy != nil && r.storedBy != u:
 		text += ", over " + r.storedBy.request() + "'s"
 	}
@@ -125,7 +130,7 @@ func (r *renderer) store(u *unit) {
 	default:
 		r.draw("%s->>%s: %s %s (%s)", u.rid(), w.store, w.verb, resp, u.short())
 	}
-	if !lost {
+	if !lost && (r.storedBy == nil || !r.s.mech.keepsFirst) {
 		r.storedBy = u
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/sim/workload"
 	"github.com/idemchaos/idemchaos/targets/ledger"
+	"github.com/idemchaos/idemchaos/targets/provision"
 	"github.com/idemchaos/idemchaos/targets/strategy/design"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
@@ -24,6 +25,11 @@ type Env struct {
 	PostgresDSN string // a database the Builtin owns: it is migrated and emptied per cell
 	RedisURL    string
 	Toxiproxy   *fault.Toxiproxy
+	// Replicated, when set, is the replicated Postgres whose primary
+	// PostgresDSN names, its standby streaming through ReplicationLink:
+	// the scenarios that need it run here.
+	Replicated      *provision.Replicated
+	ReplicationLink *fault.Link
 }
 
 // Builtin deploys the built-in strategies, one cell after another, on one
@@ -53,6 +59,12 @@ func NewBuiltin(ctx context.Context, env Env) (*Builtin, error) {
 	if err := ledger.Migrate(ctx, pool); err != nil {
 		pool.Close()
 		return nil, err
+	}
+	if env.Replicated != nil {
+		if _, err := pool.Exec(ctx, canarySchema); err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("crash marks: %w", err)
+		}
 	}
 	opts, err := redis.ParseURL(env.RedisURL)
 	if err != nil {
@@ -105,6 +117,9 @@ func (r *Builtin) Execute(ctx context.Context, c scenarios.Cell, plan workload.P
 func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Scenario, facts scenarios.Facts,
 	plan workload.Plan) (scenarios.Observation, int, error) {
 	var obs scenarios.Observation
+	if sc.Replicated && r.env.Replicated == nil {
+		return obs, 0, fmt.Errorf("%s: %w", sc.Name, errNoReplication)
+	}
 	r.cells++
 	prefix := fmt.Sprintf("ic:%s:%d:", r.runID, r.cells)
 	defer DropKeys(r.redis, prefix)
@@ -119,14 +134,21 @@ func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	if err != nil {
 		return obs, 0, err
 	}
-	if err := armInjections(d.failpoints, plan, links{pg: d.pgLink, redis: d.redisLink}); err != nil {
+	repl := r.newCellReplication(ctx, prefix, since, d.resetStores)
+	if err := repl.start(); err != nil { // the standby holds this cell's empty ledger before any lag
 		d.close()
 		return obs, 0, err
 	}
+	if err := armInjections(d.failpoints, plan, links{pg: d.pgLink, redis: d.redisLink, repl: repl}); err != nil {
+		d.close()
+		return obs, 0, err
+	}
+	repl.watch()
+	heal := func() error { return errors.Join(repl.heal(), d.heal()) }
 	cl := client.New(client.Config{Routes: d.route, Seed: c.Seed, Since: since, Policy: sc.Policy})
 	attempts, topUps := runStages(ctx, cl, plan, r.fund, since)
 	var probes []history.Attempt
-	probes, obs.History.Quiesced, err = afterTraffic(ctx, cl, sc, plan, attempts, d.heal, since, c.ClaimTTL)
+	probes, obs.History.Quiesced, err = afterTraffic(ctx, cl, sc, plan, attempts, heal, since, c.ClaimTTL)
 	attempts = append(attempts, probes...)
 	cl.Close()
 	closeErr := d.close() // waits for in-flight handlers: the stores are final after this
@@ -137,7 +159,7 @@ func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	obs.History.Seed, obs.History.Attempts = c.Seed, attempts
 	obs.History.ClaimTimeout, obs.History.KeyTTL = c.ClaimTTL, c.KeyTTL
 	obs.Injected = d.failpoints.Fired()["inject"]
-	obs.Trace, obs.TopUps = d.trace.events(), topUps
+	obs.Trace, obs.TopUps, obs.Replication = d.trace.events(), topUps, repl.observation()
 	if d.gate != nil {
 		obs.GateHeld, _ = d.gate.Stats()
 	}

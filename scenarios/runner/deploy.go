@@ -98,7 +98,7 @@ func (r *Builtin) link(name, upstream string) (*fault.Link, error) {
 func (r *Builtin) addReplica(ctx context.Context, d *deployment, s deploySpec, i int) error {
 	rep, err := StartReplica(ctx, ReplicaSpec{Strategy: s.Strategy, Index: i, Prefix: s.Prefix, Profile: s.Profile,
 		ClaimTTL: s.ClaimTTL, KeyTTL: s.KeyTTL, Since: s.Since, Failpoints: d.failpoints,
-		PostgresDSN: r.env.PostgresDSN, RedisURL: r.env.RedisURL, PgAddr: d.pgLink.Listen, RedisAddr: d.redisLink.Listen})
+		PostgresDSN: r.env.PostgresDSN, StandbyDSN: r.standbyDSN(), RedisURL: r.env.RedisURL, PgAddr: d.pgLink.Listen, RedisAddr: d.redisLink.Listen})
 	if err != nil {
 		return err
 	}
@@ -144,6 +144,22 @@ func (d *deployment) route(replica int, toxic string) (string, error) {
 // heal brings both store links back, whatever fault is on them.
 func (d *deployment) heal() error {
 	return errors.Join(d.pgLink.Heal(), d.redisLink.Heal())
+}
+
+// resetStores drops every replica's Postgres connections: after a crash
+// of the primary they are all broken.
+func (d *deployment) resetStores() {
+	for _, r := range d.replicas {
+		r.pool.Reset()
+	}
+}
+
+// standbyDSN is the hot standby's DSN on the replicated Postgres, else "".
+func (r *Builtin) standbyDSN() string {
+	if r.env.Replicated == nil {
+		return ""
+	}
+	return r.env.Replicated.StandbyURL
 }
 
 // entries is everything the replicas logged.

@@ -33,7 +33,7 @@ func TestEveryCellAsDeclared(t *testing.T) {
 	for _, st := range design.Names() {
 		t.Run(st, func(t *testing.T) {
 			t.Parallel()
-			r := newRunner(t)
+			r := newExecutor(t)
 			for _, sc := range scenarios.Names() {
 				var cell []scenarios.Result
 				for seed := 1; seed <= seeds; seed++ {

@@ -13,7 +13,10 @@ import (
 
 // links are the store links where an injection's link faults land; nil
 // where a target has none.
-type links struct{ pg, redis *fault.Link }
+type links struct {
+	pg, redis *fault.Link
+	repl      *cellReplication // nil off the replicated Postgres
+}
 
 // carries reports whether an action can be carried: a delay always, a link
 // fault when its store link is there.
@@ -23,6 +26,8 @@ func (l links) carries(a api.Action) bool {
 		return true
 	case api.RedisCut:
 		return l.redis != nil
+	case api.StandbyLag, api.PGCrash:
+		return false // the replicated Postgres's: cellReplication.carries
 	}
 	return l.pg != nil
 }
@@ -39,8 +44,12 @@ func armInjections(set *failpoint.Set, plan workload.Plan, l links) error {
 		if err != nil {
 			return err
 		}
-		if l.carries(in.Action) {
-			set.Arm("inject", in.Point, failpoint.Attempt(client.AttemptID(f.Op, f.Try)), l.action(in))
+		match := failpoint.Attempt(client.AttemptID(f.Op, f.Try))
+		switch {
+		case l.repl.carries(in.Action):
+			l.repl.arm(set, in, match)
+		case l.carries(in.Action):
+			set.Arm("inject", in.Point, match, l.action(in))
 		}
 	}
 	return nil

@@ -31,6 +31,7 @@ type ReplicaSpec struct {
 	Listen     string         // host:port to serve on; "": a free loopback port
 
 	PostgresDSN  string
+	StandbyDSN   string // a hot standby of PostgresDSN's server, for strategies that read there; "": none
 	RedisURL     string
 	PgAddr       string        // host:port dialed instead of the DSN's (a store link); "": the DSN's
 	RedisAddr    string        // host:port dialed instead of the URL's; "": the URL's
@@ -43,12 +44,13 @@ type ReplicaSpec struct {
 
 // Replica is a running replica: its server, its log and its store clients.
 type Replica struct {
-	Addr string // host:port served on
-	srv  *http.Server
-	done chan struct{}
-	log  *server.Log
-	pool *pgxpool.Pool
-	rdb  *redis.Client
+	Addr    string // host:port served on
+	srv     *http.Server
+	done    chan struct{}
+	log     *server.Log
+	pool    *pgxpool.Pool
+	standby *pgxpool.Pool // nil without a standby
+	rdb     *redis.Client
 }
 
 // StartReplica opens the replica's store clients, builds the strategy on them
@@ -75,12 +77,17 @@ func (r *Replica) handler(ctx context.Context, s ReplicaSpec) (http.Handler, err
 	if r.rdb, err = redisClient(s); err != nil {
 		return nil, err
 	}
+	if s.StandbyDSN != "" {
+		if r.standby, err = standbyPool(ctx, s); err != nil {
+			return nil, err
+		}
+	}
 	if s.Warm {
 		if err := warm(ctx, r.pool, r.rdb); err != nil {
 			return nil, err
 		}
 	}
-	st, err := strategy.New(s.Strategy, strategy.Deps{Pool: r.pool, Redis: r.rdb, Prefix: s.Prefix, Profile: s.Profile,
+	st, err := strategy.New(s.Strategy, strategy.Deps{Pool: r.pool, Standby: r.standby, Redis: r.rdb, Prefix: s.Prefix, Profile: s.Profile,
 		ClaimTTL: s.ClaimTTL, KeyTTL: s.KeyTTL, Failpoints: s.Failpoints})
 	if err != nil {
 		return nil, err
@@ -118,8 +125,10 @@ func (r *Replica) Close(ctx context.Context) error {
 }
 
 func (r *Replica) closeStores() error {
-	if r.pool != nil {
-		r.pool.Close()
+	for _, p := range []*pgxpool.Pool{r.pool, r.standby} {
+		if p != nil {
+			p.Close()
+		}
 	}
 	if r.rdb == nil {
 		return nil

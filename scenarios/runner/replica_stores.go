@@ -32,6 +32,21 @@ func pgPool(ctx context.Context, s ReplicaSpec) (*pgxpool.Pool, error) {
 	return pool, nil
 }
 
+// standbyPool opens the replica's pool on the hot standby, dialed directly.
+func standbyPool(ctx context.Context, s ReplicaSpec) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(s.StandbyDSN)
+	if err != nil {
+		return nil, fmt.Errorf("standby dsn: %w", err)
+	}
+	cfg.ConnConfig.ConnectTimeout = 2 * time.Second
+	cfg.MaxConns = int32(cmp.Or(s.PgConns, pgConnsPerReplica))
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("standby pool: %w", err)
+	}
+	return pool, nil
+}
+
 func pgConfig(s ReplicaSpec) (*pgxpool.Config, error) {
 	cfg, err := pgxpool.ParseConfig(s.PostgresDSN)
 	if err != nil {

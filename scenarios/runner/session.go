@@ -5,6 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
+
+	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/sim/workload"
 
 	"github.com/idemchaos/idemchaos/sim/fault"
 	"github.com/idemchaos/idemchaos/targets/provision"
@@ -19,6 +23,10 @@ type Session struct {
 	Toxi     *fault.Toxiproxy
 	Builtins []*Builtin
 	dsns     []string
+
+	replCfg provision.ReplicatedConfig
+	replMu  sync.Mutex
+	repl    *Replication // started by the first cell that needs it
 }
 
 // Open provisions the stores as cfg says (the URLs given, else a Docker
@@ -30,7 +38,7 @@ func Open(ctx context.Context, cfg provision.Config, workers int, log io.Writer)
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{Services: services}
+	s := &Session{Services: services, replCfg: provision.ReplicatedConfig{TempDir: cfg.TempDir, PGBinDir: cfg.PGBinDir, Log: log}}
 	if err := s.setUp(ctx, workers); err != nil {
 		return nil, errors.Join(err, s.Close())
 	}
@@ -66,13 +74,55 @@ func (s *Session) NewDatabase(ctx context.Context) (string, error) {
 	return dsn, err
 }
 
-// Executors are the session's Builtins as executors for RunAll.
+// Executors are the session's Builtins as executors for RunAll. A cell
+// whose scenario runs on the replicated Postgres goes to the session's one
+// Replication instead (started when the first such cell comes), one such
+// cell at a time.
 func (s *Session) Executors() []Executor {
 	out := make([]Executor, len(s.Builtins))
 	for i, b := range s.Builtins {
-		out[i] = b
+		out[i] = Routed(b, s.replication)
 	}
 	return out
+}
+
+// Routed is an executor that runs a cell on own, or, when its scenario
+// runs on the replicated Postgres, on the Replication repl gives (which
+// may start it on first use).
+func Routed(own *Builtin, repl func(context.Context) (*Replication, error)) Executor {
+	return router{own: own, repl: repl}
+}
+
+// router sends a cell to its worker's Builtin or to the Replication.
+type router struct {
+	own  *Builtin
+	repl func(context.Context) (*Replication, error)
+}
+
+func (rt router) Execute(ctx context.Context, c scenarios.Cell, plan workload.Plan) (scenarios.Record, error) {
+	if !needsReplication(c) {
+		return rt.own.Execute(ctx, c, plan)
+	}
+	rp, err := rt.repl(ctx)
+	if err != nil {
+		return scenarios.Record{}, err
+	}
+	return rp.Execute(ctx, c, plan)
+}
+
+// replication starts the session's replicated Postgres once.
+func (s *Session) replication(ctx context.Context) (*Replication, error) {
+	s.replMu.Lock()
+	defer s.replMu.Unlock()
+	if s.repl != nil {
+		return s.repl, nil
+	}
+	rp, err := StartReplication(ctx, s.replCfg, s.Toxi, s.Services.RedisURL)
+	if err != nil {
+		return nil, fmt.Errorf("replicated postgres: %w", err)
+	}
+	s.repl = rp
+	return rp, nil
 }
 
 // Close stops everything the session started.
@@ -81,6 +131,12 @@ func (s *Session) Close() error {
 	for _, b := range s.Builtins {
 		errs = append(errs, b.Close())
 	}
+	s.replMu.Lock()
+	if s.repl != nil {
+		errs = append(errs, s.repl.Close())
+		s.repl = nil
+	}
+	s.replMu.Unlock()
 	if s.Toxi != nil {
 		errs = append(errs, s.Toxi.Close())
 	}

@@ -17,12 +17,27 @@ const (
 	PGLatency Action = "pg-latency" // latency on the app-to-Postgres link until the request ends
 )
 
-// Actions lists every action.
+// The actions that need the harness's own replicated Postgres (a primary
+// and a streaming hot standby): a built-in target's plans only.
+const (
+	// StandbyLag puts latency on the primary-to-standby replication link
+	// until the run's traffic is over: the hot standby falls behind.
+	StandbyLag Action = "standby-lag"
+	// PGCrash kills the primary with SIGKILL at the point (what it had not
+	// written of its WAL is lost), restarts it and waits for its recovery
+	// before the request goes on.
+	PGCrash Action = "pg-crash"
+)
+
+// Actions lists every action a scenario file may place.
 func Actions() []Action { return []Action{Delay, PGCut, RedisCut, PGLatency} }
+
+// ReplicationActions lists the actions of the replicated Postgres.
+func ReplicationActions() []Action { return []Action{StandbyLag, PGCrash} }
 
 // TakesDuration reports whether the action is measured in time (a delay,
 // a latency).
-func (a Action) TakesDuration() bool { return a == Delay || a == PGLatency }
+func (a Action) TakesDuration() bool { return a == Delay || a == PGLatency || a == StandbyLag }
 
 // CutsLink reports whether the action cuts a store link: the one kind of
 // in-target fault a harness can also apply from outside, on a proxy the
@@ -67,7 +82,7 @@ func ParseInjection(s string) (Injection, error) {
 }
 
 func knownAction(a Action) bool {
-	for _, k := range Actions() {
+	for _, k := range append(Actions(), ReplicationActions()...) {
 		if a == k {
 			return true
 		}

@@ -31,7 +31,13 @@ type localPG struct {
 	dir  string
 	acct account
 	log  logger
+	// settings are the server's -c settings; nil: singleSettings.
+	settings []string
 }
+
+// singleSettings are the settings of a throwaway single server: nothing
+// of it has to survive a crash, so nothing waits on the disk.
+var singleSettings = []string{"fsync=off", "synchronous_commit=off", "full_page_writes=off"}
 
 // startLocalPostgres runs initdb and postgres in a new dir under base and
 // returns the admin DSN and what to stop.
@@ -91,15 +97,23 @@ func (pg *localPG) initdb(ctx context.Context) error {
 	pg.log.printf("initdb %s as %s (uid %d) ...", filepath.Join(pg.dir, "data"), pg.acct.name, pg.acct.uid)
 	cmd := pg.command(ctx, "initdb", "-D", filepath.Join(pg.dir, "data"),
 		"-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync")
+	if err := runTool(ctx, cmd, "initdb"); err != nil {
+		return err
+	}
+	pg.log.printf("initdb done in %v", time.Since(t0).Round(time.Millisecond))
+	return nil
+}
+
+// runTool runs a Postgres tool to its end; a failure quotes its output.
+func runTool(ctx context.Context, cmd *exec.Cmd, name string) error {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("initdb: %w: %s", err, lastLines(out.String()))
+		return fmt.Errorf("%s: %w: %s", name, err, lastLines(out.String()))
 	}
-	pg.log.printf("initdb done in %v", time.Since(t0).Round(time.Millisecond))
 	return nil
 }
 
@@ -118,22 +132,38 @@ func (pg *localPG) version(ctx context.Context) string {
 
 // serve starts postgres on port and waits until it accepts connections.
 func (pg *localPG) serve(ctx context.Context, port int) (string, *part, error) {
+	p, dsn, err := pg.launch(ctx, port)
+	if err != nil {
+		return "", nil, err
+	}
+	return dsn, pg.part(p), nil
+}
+
+// launch starts postgres on port and waits until it accepts connections;
+// a server that does not get there is stopped.
+func (pg *localPG) launch(ctx context.Context, port int) (*proc, string, error) {
 	logPath := filepath.Join(pg.dir, pgLogFile)
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		return "", nil, fmt.Errorf("open postgres log: %w", err)
+		return nil, "", fmt.Errorf("open postgres log: %w", err)
 	}
 	defer logf.Close()
-	cmd := exec.Command(filepath.Join(pg.bin, "postgres"),
-		"-D", filepath.Join(pg.dir, "data"), "-p", strconv.Itoa(port), "-k", pg.dir,
-		"-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300",
-		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
+	args := []string{"-D", filepath.Join(pg.dir, "data"), "-p", strconv.Itoa(port), "-k", pg.dir,
+		"-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300"}
+	settings := pg.settings
+	if settings == nil {
+		settings = singleSettings
+	}
+	for _, s := range settings {
+		args = append(args, "-c", s)
+	}
+	cmd := exec.Command(filepath.Join(pg.bin, "postgres"), args...)
 	cmd.Dir, cmd.Env = pg.dir, childEnv()
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = procAttr(syscall.SIGQUIT, pg.acct)
 	p, err := startProc(cmd)
 	if err != nil {
-		return "", nil, fmt.Errorf("start postgres: %w", err)
+		return nil, "", fmt.Errorf("start postgres: %w", err)
 	}
 	dsn := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
 	t0 := time.Now()
@@ -144,12 +174,12 @@ func (pg *localPG) serve(ctx context.Context, port int) (string, *part, error) {
 	if err != nil {
 		stopErr := stopPostgres(p)
 		if ctx.Err() != nil {
-			return "", nil, ctx.Err()
+			return nil, "", ctx.Err()
 		}
-		return "", nil, errors.Join(fmt.Errorf("postgres on port %d: %w (log: %s)", port, err, logTail(logPath)), stopErr)
+		return nil, "", errors.Join(fmt.Errorf("postgres on port %d: %w (log: %s)", port, err, logTail(logPath)), stopErr)
 	}
 	pg.log.printf("postgres ready on 127.0.0.1:%d in %v", port, time.Since(t0).Round(time.Millisecond))
-	return dsn, pg.part(p), nil
+	return p, dsn, nil
 }
 
 // part tells Close how to stop the server and remove the cluster.

@@ -20,6 +20,8 @@ var builders = map[string]func(Deps) Strategy{
 	"pg-nofingerprint":   func(d Deps) Strategy { return pgTx{deps: d} },
 	"pg-blocking-claim":  func(d Deps) Strategy { return pgTx{deps: d, fingerprint: true, blockingClaim: true} },
 	"pg-success-only":    func(d Deps) Strategy { return pgTx{deps: d, fingerprint: true, successOnly: true} },
+	"pg-async-commit":    func(d Deps) Strategy { return pgTx{deps: d, fingerprint: true, asyncCommit: true} },
+	"pg-standby-read":    newPgStandbyRead,
 	"pg-tx":              func(d Deps) Strategy { return pgTx{deps: d, fingerprint: true} },
 	"redis-pg-guard":     func(d Deps) Strategy { return redisPgGuard{d} },
 }

@@ -53,7 +53,10 @@ type Strategy interface {
 // Deps are the stores a strategy may use. Pool is always set; Redis is set for
 // strategies that declare it.
 type Deps struct {
-	Pool    *pgxpool.Pool
+	Pool *pgxpool.Pool
+	// Standby is a read-only pool on a hot standby of Pool's server, for
+	// the strategies that read there; nil: they read Pool.
+	Standby *pgxpool.Pool
 	Redis   *redis.Client
 	Prefix  string // Redis key prefix, isolating one run from another
 	Profile api.Profile

@@ -26,6 +26,12 @@ func FromEnv() provision.Config {
 	}
 }
 
+// Replicated is the config of the tests' replicated Postgres, which is
+// always started from local binaries (PG_BINDIR tried first).
+func Replicated() provision.ReplicatedConfig {
+	return provision.ReplicatedConfig{PGBinDir: os.Getenv("PG_BINDIR")}
+}
+
 // Artifacts is where tests save what a person should look at (the browser
 // tests' screenshots), from IDEMCHAOS_ARTIFACTS; empty: a test's temp dir.
 func Artifacts() string { return os.Getenv("IDEMCHAOS_ARTIFACTS") }

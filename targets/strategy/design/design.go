@@ -57,10 +57,12 @@ const (
 	RedisGuard         Step = "redis-guard"          // claims the key in Redis with SET NX, for the fast 409 path only
 	RedisStore         Step = "redis-store"          // stores the response in Redis
 	PostgresRead       Step = "postgres-read"        // reads the key in Postgres: absent
+	StandbyRead        Step = "standby-read"         // reads the key on the hot standby: absent
 	PostgresLock       Step = "postgres-lock"        // takes the key's lock in Postgres, in the charge's transaction
 	PostgresInProgress Step = "postgres-in-progress" // commits the key as in progress, in a first transaction
 	PostgresInsert     Step = "postgres-insert"      // inserts the key in Postgres, in the charge's transaction
 	PostgresStore      Step = "postgres-store"       // stores the response with the key, in the same transaction
+	PostgresStoreAfter Step = "postgres-store-after" // writes the key row with the response after the charge, ON CONFLICT DO NOTHING
 )
 
 var catalog = []Info{
@@ -91,6 +93,12 @@ var catalog = []Info{
 		ReplayFrom: ReplayPostgres, Steps: Steps{Check: PostgresInsert, Store: PostgresStore}},
 	{Name: "pg-success-only", Mechanism: "as pg-tx, but only a 2xx is stored with the key; any other answer deletes the key row, releasing the key (a common middleware default)",
 		Flaw:       "a declined charge is not kept: a retry of the declined key is decided again and, once the account is funded, charges",
+		ReplayFrom: ReplayPostgres, Steps: Steps{Check: PostgresRead, Claim: PostgresLock, Store: PostgresStore}},
+	{Name: "pg-standby-read", Mechanism: "looks the key up on a hot standby to spare the primary; if absent, charges on the primary and writes the key row after the charge with ON CONFLICT DO NOTHING (no claim first)",
+		Flaw:       "the standby lags: a retry of a completed key finds nothing there and charges again; the key's primary key guards nothing",
+		ReplayFrom: ReplayPostgres, Steps: Steps{Check: StandbyRead, Store: PostgresStoreAfter}},
+	{Name: "pg-async-commit", Mechanism: "as pg-tx, with SET LOCAL synchronous_commit = off in the transaction",
+		Flaw:       "COMMIT returns before its WAL is written: a crash of the primary right after loses the key row and the charge the client was told of",
 		ReplayFrom: ReplayPostgres, Steps: Steps{Check: PostgresRead, Claim: PostgresLock, Store: PostgresStore}},
 	{Name: "pg-tx", Mechanism: "one Postgres transaction: non-blocking claim, INSERT key, charge, store response; fingerprint checked",
 		ReplayFrom: ReplayPostgres, Steps: Steps{Check: PostgresRead, Claim: PostgresLock, Store: PostgresStore}},

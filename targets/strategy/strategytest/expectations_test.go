@@ -37,9 +37,19 @@ var mustFail = map[string][]string{
 	// Only a 2xx is stored: the declined key is released, and its retry,
 	// once the account is funded, charges.
 	"pg-success-only": {caseRefusal},
+	// Without a standby it reads the primary: the gap between its look-up
+	// and its charge lets a duplicate held after the check charge too.
+	"pg-standby-read": {caseInFlight},
+	// One server that does not crash loses nothing: its flaw shows only
+	// on the replicated topology (scenario pg-async-commit-crash).
+	"pg-async-commit": nil,
 	"pg-tx":           nil,
 	"redis-pg-guard":  nil,
 }
+
+// crashOnly are the flawed designs no case on one running server can
+// catch: their flaw needs a crash.
+var crashOnly = map[string]bool{"pg-async-commit": true}
 
 func expectedToFail(strategy, c string) bool { return slices.Contains(mustFail[strategy], c) }
 
@@ -56,7 +66,7 @@ func TestExpectationsCoverTheCatalog(t *testing.T) {
 		switch {
 		case !ok:
 			t.Errorf("%s has no expectations", info.Name)
-		case info.Flaw != "" && len(fails) == 0:
+		case info.Flaw != "" && len(fails) == 0 && !crashOnly[info.Name]:
 			t.Errorf("%s is flawed (%s) but no case is expected to catch it", info.Name, info.Flaw)
 		case info.Flaw == "" && len(fails) > 0:
 			t.Errorf("%s is a correct design but is expected to fail %v", info.Name, fails)
