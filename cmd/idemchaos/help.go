@@ -57,9 +57,13 @@ var commands = []command{
 			"strategy shown, and prints a Mermaid sequence diagram. The stores start quietly (--verbose shows how). " +
 			"Exit 1 when the story ends in an anomaly (the point of most demos), 0 when it ends well, 4 when the run " +
 			"proved nothing."},
-	{"bench", []string{"[--strategies a,b] [--rate R | --concurrency C] [--duration D] [--dup-ratio P]"}, "what each strategy costs",
+	{"bench", []string{"[--strategies a,b] [--rate R | --concurrency C] [--duration D] [--dup-ratio P]",
+		"--compare [--rounds N] [--duration D] [--json FILE]"}, "what each strategy costs",
 		"Measures each strategy's latency percentiles and throughput under an open-model load (or a closed one with " +
-			"--concurrency), with a share of duplicate retries, and writes them as a table, JSON, Markdown or HTML."},
+			"--concurrency), with a share of duplicate retries, and writes them as a table, JSON, Markdown or HTML. " +
+			"--compare measures pg-tx's SQL with pgbench, none, pg-tx and redis-pg-guard with wrk, and pg-tx and none " +
+			"with idemchaos's closed and open models, interleaved over --rounds rounds of --duration each on the same " +
+			"stores, and prints the ratios with their ranges (exit 3 without pgbench or wrk)."},
 	{"conformance", []string{"[--targets a,b] [--scenarios x,y] [--profiles p,q] [--seeds N] [--out DIR] [--md FILE]",
 		"--seeds 1 --golden FILE", "--from DIR [--md FILE] [--verdicts FILE]"}, "the idempotency libraries under every scenario (CONFORMANCE.md)",
 		"Builds and starts each conformance target (Fiber v2's idempotency middleware, @node-idempotency/core, " +
