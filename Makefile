@@ -8,7 +8,7 @@ SEEDS ?= 1
 FUZZTIME ?= 5s
 FUZZTIME_SERVERS ?= 10s
 
-.PHONY: matrix test check setup build fuzz test-services-long test-long conformance
+.PHONY: matrix test check setup build fuzz test-services-long test-long conformance bench-compare matrix-stress
 
 matrix: setup
 	go run ./cmd/idemchaos matrix --seeds $(SEEDS)
@@ -52,6 +52,22 @@ conformance: setup
 	rm -rf conformance-run
 	go run ./cmd/idemchaos conformance --seeds $(CONFORMANCE_SEEDS) --out conformance-run \
 		--md CONFORMANCE.md --verdicts conformance/verdicts.golden
+
+# The side-by-side of bench/README.md: pgbench on pg-tx's SQL, wrk on the
+# endpoints, idemchaos's closed and open models, on stores started once,
+# interleaved over COMPARE_ROUNDS rounds of COMPARE_DURATION each; the ratios
+# as a table and in bench-compare.json.
+COMPARE_ROUNDS ?= 3
+COMPARE_DURATION ?= 10s
+bench-compare: setup
+	go run ./cmd/idemchaos bench --compare --rounds $(COMPARE_ROUNDS) --duration $(COMPARE_DURATION) \
+		--json bench-compare.json
+
+# A SEEDS-seed matrix (3 unless given) under 3x CPU oversubscription
+# (STRESS_CPUS busy loops: stress-ng, or scripts/busyloop.go); fails on any
+# cell not as declared.
+matrix-stress: setup
+	SEEDS=$(if $(filter command line,$(origin SEEDS)),$(SEEDS),3) scripts/matrix-stress
 
 # STATICCHECK is pinned: go run fetches that version through the module proxy.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2

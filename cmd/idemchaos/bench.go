@@ -32,6 +32,8 @@ type benchOptions struct {
 	keepAlive  bool
 	serve      string
 	files      benchFiles
+	compare    bool
+	rounds     int
 }
 
 // cmdBench measures each strategy's cost under an open-model load.
@@ -39,6 +41,9 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	o, err := parseBench(args)
 	if err != nil {
 		return err
+	}
+	if o.compare {
+		return cmdCompare(ctx, o, stdout, stderr)
 	}
 	s, err := open(ctx, o.common, 0, o.log(stderr))
 	if err != nil {
@@ -84,6 +89,8 @@ func parseBench(args []string) (benchOptions, error) {
 	seed := fs.Uint64("seed", 1, "seed of the keys, bodies and duplicates")
 	keep := fs.Bool("keepalive", false, "reuse connections (default: one connection per request, as every idemchaos command)")
 	serve := fs.String("serve", "", "no load: serve the first strategy's target on this loopback host:port for --duration (for wrk)")
+	compare := fs.Bool("compare", false, "side by side: pgbench, wrk and idemchaos's closed and open models on the same stores, interleaved, and their ratios")
+	rounds := fs.Int("rounds", 3, "--compare: interleaved rounds (1 to 20)")
 	htmlFile := fs.String("html", "", "also write the report as one self-contained HTML page to FILE (- for stdout)")
 	mdFile := fs.String("markdown", "", "also write the report as Markdown to FILE, e.g. $GITHUB_STEP_SUMMARY (- for stdout)")
 	if err := parse(fs, args); err != nil {
@@ -98,9 +105,16 @@ func parseBench(args []string) (benchOptions, error) {
 	if o.strategies, err = splitList("strategies", *sts, design.Names()); err != nil {
 		return o, err
 	}
-	o.timeout, o.keepAlive, o.serve = *timeout, *keep, *serve
+	o.timeout, o.keepAlive, o.serve, o.compare, o.rounds = *timeout, *keep, *serve, *compare, *rounds
 	o.files = benchFiles{json: o.jsonFile, html: *htmlFile, markdown: *mdFile}
 	o.load = load.Config{Duration: *dur, DupRatio: *dup, Count: *count, Inflight: *inflight, Accounts: *accounts, Seed: *seed}
+	if o.compare { // both models, at the flags' (or the defaults') figures
+		o.load.Rate, o.load.Workers = *rate, *conc
+		if !set["concurrency"] {
+			o.load.Workers = 16
+		}
+		return o, checkCompare(o, set)
+	}
 	if set["concurrency"] {
 		o.load.Workers = *conc
 	} else {

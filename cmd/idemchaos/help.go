@@ -65,9 +65,13 @@ var commands = []command{
 			"stores K times (--k, default 3), fails with the same anomaly every time; the search stops when no cut " +
 			"fails or at --timeout. It writes the minimal scenario file (--file), its repro line and the story of its " +
 			"run. Exit 0 shrunk, 4 the cell did not fail, 2 bad input, 3 environment."},
-	{"bench", []string{"[--strategies a,b] [--rate R | --concurrency C] [--duration D] [--dup-ratio P]"}, "what each strategy costs",
+	{"bench", []string{"[--strategies a,b] [--rate R | --concurrency C] [--duration D] [--dup-ratio P]",
+		"--compare [--rounds N] [--duration D] [--json FILE]"}, "what each strategy costs",
 		"Measures each strategy's latency percentiles and throughput under an open-model load (or a closed one with " +
-			"--concurrency), with a share of duplicate retries, and writes them as a table, JSON, Markdown or HTML."},
+			"--concurrency), with a share of duplicate retries, and writes them as a table, JSON, Markdown or HTML. " +
+			"--compare measures pg-tx's SQL with pgbench, none, pg-tx and redis-pg-guard with wrk, and pg-tx and none " +
+			"with idemchaos's closed and open models, interleaved over --rounds rounds of --duration each on the same " +
+			"stores, and prints the ratios with their ranges (exit 3 without pgbench or wrk)."},
 	{"lint", []string{"--openapi FILE [--profile ietf|stripe|FILE] [--operation ID]"}, "your OpenAPI description against a profile",
 		"Checks the idempotency contract your service's OpenAPI description documents against a profile: the key " +
 			"header declared (required when the profile refuses a request without a key, optional when it serves one), " +

@@ -52,7 +52,7 @@ func storesEnv() []string {
 	return []string{"IDEMCHAOS_REDIS_URL=" + services.RedisURL, "IDEMCHAOS_POSTGRES_URL=" + services.PostgresURL}
 }
 
-func cliEnv(t *testing.T, env []string, args ...string) outcome {
+func cliEnv(t testing.TB, env []string, args ...string) outcome {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Env = append(os.Environ(), env...)

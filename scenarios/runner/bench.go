@@ -50,6 +50,8 @@ type Bencher struct {
 	ctl      *pgxpool.Pool // reset and ground truth, apart from the target's pool
 	rdb      *redis.Client // ground truth and clean-up
 	runID    string
+	runs     int // strategies benched so far (their key prefixes)
+	serves   int // targets served to outside tools so far (their key prefixes)
 }
 
 // NewBencher connects to the stores: a database of its own (dsn) and Redis.
@@ -87,8 +89,8 @@ func (b *Bencher) Close() {
 func (b *Bencher) RunAll(ctx context.Context, done func(reports.BenchResult)) (reports.Bench, error) {
 	started := time.Now()
 	doc := b.header(started)
-	for i, name := range b.cfg.Strategies {
-		res, err := b.runOne(ctx, name, i)
+	for _, name := range b.cfg.Strategies {
+		res, err := b.Run(ctx, name)
 		if err != nil {
 			return doc, fmt.Errorf("bench %s: %w", name, err)
 		}
@@ -99,6 +101,12 @@ func (b *Bencher) RunAll(ctx context.Context, done func(reports.BenchResult)) (r
 	}
 	doc.TookMS = time.Since(started).Milliseconds()
 	return doc, nil
+}
+
+// Run benches one strategy (a BenchConfig's Strategies need not name it).
+func (b *Bencher) Run(ctx context.Context, name string) (reports.BenchResult, error) {
+	b.runs++
+	return b.runOne(ctx, name, b.runs)
 }
 
 // runOne deploys one strategy on an empty ledger, loads it, then checks what

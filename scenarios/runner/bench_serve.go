@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -41,38 +42,59 @@ func stopReplica(t *Replica) error {
 // load's duration, or until ctx ends, for an outside load tool (wrk), then
 // tells on w what the ledger holds.
 func (b *Bencher) Serve(ctx context.Context, addr string, w io.Writer) error {
-	name, prefix := b.cfg.Strategies[0], fmt.Sprintf("ib:%s:serve:", b.runID)
-	info, err := design.Lookup(name)
-	if err != nil {
-		return err
-	}
-	defer DropKeys(b.rdb, prefix)
-	if _, err := PrepareLedger(ctx, b.ctl, load.NewGen(b.cfg.Load).Accounts()); err != nil {
-		return err
-	}
-	start := time.Now()
-	t, err := b.deploy(ctx, name, prefix, func() time.Duration { return time.Since(start) }, addr)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "serving %s on http://%s%s for %s (accounts acct-1..acct-%d, %s); Ctrl-C stops\n",
-		name, t.Addr, api.PathCharges, b.cfg.Load.Duration, b.cfg.Load.Accounts, load.Currency)
-	timer := time.NewTimer(b.cfg.Load.Duration)
-	select {
-	case <-timer.C:
-	case <-ctx.Done():
-		timer.Stop()
-	}
-	if err := stopReplica(t); err != nil {
-		return err
-	}
-	l, err := GroundTruth(context.WithoutCancel(ctx), b.ctl, b.rdb, info.Redis, prefix)
+	name := b.cfg.Strategies[0]
+	res, err := b.ServeWhile(ctx, name, addr, func(ctx context.Context, url string) error {
+		fmt.Fprintf(w, "serving %s on %s%s for %s (accounts acct-1..acct-%d, %s); Ctrl-C stops\n",
+			name, url, api.PathCharges, b.cfg.Load.Duration, b.cfg.Load.Accounts, load.Currency)
+		timer := time.NewTimer(b.cfg.Load.Duration)
+		defer timer.Stop()
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "%s: %d requests served, %d ledger charges, %d keys charged more than once\n",
-		name, len(t.Entries()), len(l.Charges), doubleCharged(l, b.cfg.Profile))
+		name, res.Served, res.Charges, res.DoubleCharged)
 	return nil
+}
+
+// Served is what a target served to an outside load tool.
+type Served struct {
+	Served, Charges, DoubleCharged int
+}
+
+// ServeWhile deploys the strategy's target on addr (loopback) on an empty
+// ledger, as a bench run does, runs use with its base URL, then stops it
+// and reads what the ledger holds.
+func (b *Bencher) ServeWhile(ctx context.Context, name, addr string, use func(ctx context.Context, url string) error) (Served, error) {
+	b.serves++
+	prefix := fmt.Sprintf("ib:%s:serve%d:", b.runID, b.serves)
+	info, err := design.Lookup(name)
+	if err != nil {
+		return Served{}, err
+	}
+	defer DropKeys(b.rdb, prefix)
+	if _, err := PrepareLedger(ctx, b.ctl, load.NewGen(b.cfg.Load).Accounts()); err != nil {
+		return Served{}, err
+	}
+	start := time.Now()
+	t, err := b.deploy(ctx, name, prefix, func() time.Duration { return time.Since(start) }, addr)
+	if err != nil {
+		return Served{}, err
+	}
+	useErr := use(ctx, "http://"+t.Addr)
+	if err := errors.Join(useErr, stopReplica(t)); err != nil {
+		return Served{}, err
+	}
+	l, err := GroundTruth(context.WithoutCancel(ctx), b.ctl, b.rdb, info.Redis, prefix)
+	if err != nil {
+		return Served{}, err
+	}
+	return Served{Served: len(t.Entries()), Charges: len(l.Charges), DoubleCharged: doubleCharged(l, b.cfg.Profile)}, nil
 }
 
 // doubleCharged counts the keys the checker finds charged more than once

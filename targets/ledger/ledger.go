@@ -99,28 +99,31 @@ type Debit struct {
 	Replica   int
 }
 
-// Charge debits the account and records the charge row, on q. Run it inside a
-// transaction: the two statements must commit together. It returns
-// ErrInsufficientFunds or ErrUnknownAccount for business refusals.
+// SQLCharge debits the account and records the charge row in one
+// statement (one round trip); no row when the debit matched nothing. Its
+// parameters: account, amount, currency, key, attempt id, replica.
+const SQLCharge = `WITH debit AS (
+	UPDATE accounts SET balance = balance - $2::bigint
+	WHERE id = $1::text AND currency = $3::text AND balance >= $2::bigint RETURNING balance
+), ins AS (
+	INSERT INTO charges (account, amount, currency, idempotency_key, attempt_id, replica)
+	SELECT $1::text, $2::bigint, $3::text, NULLIF($4::text, ''), NULLIF($5::text, ''), $6::int FROM debit
+	RETURNING seq
+)
+SELECT ins.seq, debit.balance FROM ins, debit`
+
+// Charge debits the account and records the charge row, on q, in one
+// statement. It returns ErrInsufficientFunds or ErrUnknownAccount for
+// business refusals.
 func Charge(ctx context.Context, q Querier, d Debit) (api.Charge, error) {
 	r := d.Request
-	var balance int64
-	err := q.QueryRow(ctx,
-		`UPDATE accounts SET balance = balance - $2 WHERE id = $1 AND currency = $3 AND balance >= $2 RETURNING balance`,
-		r.Account, r.Amount, r.Currency).Scan(&balance)
+	var seq, balance int64
+	err := q.QueryRow(ctx, SQLCharge, r.Account, r.Amount, r.Currency, d.Key, d.AttemptID, d.Replica).Scan(&seq, &balance)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return api.Charge{}, refusal(ctx, q, r.Account)
 	}
 	if err != nil {
-		return api.Charge{}, fmt.Errorf("debit %s: %w", r.Account, err)
-	}
-	var seq int64
-	err = q.QueryRow(ctx,
-		`INSERT INTO charges (account, amount, currency, idempotency_key, attempt_id, replica)
-		 VALUES ($1, $2, $3, NULLIF($4, ''), NULLIF($5, ''), $6) RETURNING seq`,
-		r.Account, r.Amount, r.Currency, d.Key, d.AttemptID, d.Replica).Scan(&seq)
-	if err != nil {
-		return api.Charge{}, fmt.Errorf("record charge: %w", err)
+		return api.Charge{}, fmt.Errorf("charge %s: %w", r.Account, err)
 	}
 	return api.Charge{ID: ChargeID(seq), Account: r.Account, Amount: r.Amount,
 		Currency: r.Currency, Balance: balance}, nil

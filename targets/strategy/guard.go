@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/idemchaos/idemchaos/targets/api"
-	"github.com/jackc/pgx/v5"
 )
 
 // redisPgGuard uses Redis only for the fast path (a concurrent duplicate gets
@@ -23,7 +22,7 @@ func (s redisPgGuard) Handle(ctx context.Context, r Request) Response {
 		return existing(ctx, s.deps, r)
 	}
 	s.deps.at(ctx, api.AfterClaim, r)
-	resp, err := inTx(ctx, s.deps, r, func(tx pgx.Tx) (Response, error) { return s.work(ctx, tx, r) })
+	resp, err := inTx(ctx, s.deps, r, func(tx *txn) (Response, error) { return s.work(ctx, tx, r) })
 	if err != nil {
 		s.deps.Redis.Del(ctx, s.deps.redisKey(r.Key)) // best effort: Postgres is the truth
 		return unavailable(err)
@@ -36,7 +35,7 @@ func (s redisPgGuard) Handle(ctx context.Context, r Request) Response {
 
 // work inserts the key row; if it already exists (committed by an earlier
 // request, waited for if still open) the stored answer is replayed.
-func (s redisPgGuard) work(ctx context.Context, tx pgx.Tx, r Request) (Response, error) {
+func (s redisPgGuard) work(ctx context.Context, tx *txn, r Request) (Response, error) {
 	resp, claimed, err := claimByInsert(ctx, s.deps, tx, r, true)
 	if err != nil || !claimed {
 		return resp, err

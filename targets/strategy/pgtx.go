@@ -51,14 +51,11 @@ func (s pgTx) Handle(ctx context.Context, r Request) Response {
 	if s.blockingClaim {
 		work = s.workBlocking
 	}
-	resp, err := inTx(ctx, s.deps, r, func(tx pgx.Tx) (Response, error) {
-		if s.asyncCommit {
-			if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
-				return Response{}, fmt.Errorf("synchronous_commit off: %w", err)
-			}
-		}
-		return work(ctx, tx, r)
-	})
+	var prelude []string
+	if s.asyncCommit { // with BEGIN, in the same round trip
+		prelude = append(prelude, `SET LOCAL synchronous_commit = off`)
+	}
+	resp, err := inTx(ctx, s.deps, r, func(tx *txn) (Response, error) { return work(ctx, tx, r) }, prelude...)
 	switch {
 	case errors.Is(err, errBusy):
 		return inFlight(s.deps.Profile)
@@ -70,27 +67,21 @@ func (s pgTx) Handle(ctx context.Context, r Request) Response {
 
 // work runs inside the transaction. The advisory lock never waits: a second
 // INSERT ... ON CONFLICT on a key an open transaction inserted would block.
-func (s pgTx) work(ctx context.Context, tx pgx.Tx, r Request) (Response, error) {
-	var locked bool
-	err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0))`, r.Key).Scan(&locked)
+// The lock, the key row's insert and the read of the row that was there
+// travel in one round trip (with BEGIN); the insert runs only under the lock.
+func (s pgTx) work(ctx context.Context, tx *txn, r Request) (Response, error) {
+	c, err := claimUnderLock(ctx, tx, r)
 	if err != nil {
-		return Response{}, fmt.Errorf("claim key: %w", err)
+		return Response{}, err
 	}
-	if !locked {
+	if !c.locked {
 		return Response{}, errBusy
 	}
 	s.deps.at(ctx, api.AfterClaim, r)
-	stored, found, err := loadKeyRow(ctx, tx, r.Key)
-	if err != nil {
-		return Response{}, err
-	}
-	if found {
-		return answerStored(s.deps, stored, r, s.fingerprint), nil
+	if !c.inserted {
+		return answerFound(s.deps, c, r, s.fingerprint), nil
 	}
 	s.deps.at(ctx, api.AfterCheck, r)
-	if _, err := insertKeyRow(ctx, tx, r); err != nil {
-		return Response{}, err
-	}
 	if s.successOnly {
 		return chargeAndStoreSuccess(ctx, s.deps, tx, r)
 	}
@@ -100,7 +91,7 @@ func (s pgTx) work(ctx context.Context, tx pgx.Tx, r Request) (Response, error) 
 // workBlocking runs inside the transaction: the key row's INSERT is the claim
 // and the check (both failpoints pass right after it), and it waits for any
 // open transaction that inserted the key.
-func (s pgTx) workBlocking(ctx context.Context, tx pgx.Tx, r Request) (Response, error) {
+func (s pgTx) workBlocking(ctx context.Context, tx *txn, r Request) (Response, error) {
 	resp, claimed, err := claimByInsert(ctx, s.deps, tx, r, s.fingerprint)
 	if err != nil || !claimed {
 		return resp, err
@@ -113,42 +104,40 @@ func (s pgTx) workBlocking(ctx context.Context, tx pgx.Tx, r Request) (Response,
 // claimByInsert inserts the key row in progress. When the key already has a
 // row (committed by an earlier request, or waited for while that request's
 // transaction was open) it returns the stored answer and claimed false.
-func claimByInsert(ctx context.Context, d Deps, tx pgx.Tx, r Request, checkFingerprint bool) (resp Response, claimed bool, err error) {
-	inserted, err := insertKeyRow(ctx, tx, r)
-	if err != nil || inserted {
-		return Response{}, inserted, err
+func claimByInsert(ctx context.Context, d Deps, tx *txn, r Request, checkFingerprint bool) (resp Response, claimed bool, err error) {
+	c, err := claimInsert(ctx, tx, r)
+	if err != nil || c.inserted {
+		return Response{}, c.inserted, err
 	}
-	stored, _, err := loadKeyRow(ctx, tx, r.Key)
-	return answerStored(d, stored, r, checkFingerprint), false, err
+	return answerFound(d, c, r, checkFingerprint), false, nil
 }
 
 // chargeAndStore charges and stores the response with the key row inserted
-// before, all on tx.
-func chargeAndStore(ctx context.Context, d Deps, tx pgx.Tx, r Request) (Response, error) {
+// before, all on tx (the response is written with the commit).
+func chargeAndStore(ctx context.Context, d Deps, tx *txn, r Request) (Response, error) {
 	resp, err := charge(ctx, tx, r)
 	if err != nil {
 		return Response{}, err
 	}
 	d.at(ctx, api.BeforeStoreResponse, r)
-	return resp, storeKeyResponse(ctx, tx, r.Key, resp)
+	storeKeyResponse(tx, r.Key, resp)
+	return resp, nil
 }
 
 // chargeAndStoreSuccess charges on tx and stores the response with the
 // key row only when it is a 2xx; any other answer deletes the key row.
-func chargeAndStoreSuccess(ctx context.Context, d Deps, tx pgx.Tx, r Request) (Response, error) {
+func chargeAndStoreSuccess(ctx context.Context, d Deps, tx *txn, r Request) (Response, error) {
 	resp, err := charge(ctx, tx, r)
 	if err != nil {
 		return Response{}, err
 	}
 	if resp.Status/100 != 2 {
-		_, err := tx.Exec(ctx, `DELETE FROM idempotency_keys WHERE key = $1`, r.Key)
-		if err != nil {
-			return Response{}, fmt.Errorf("release key: %w", err)
-		}
+		tx.atCommit(`DELETE FROM idempotency_keys WHERE key = $1`, r.Key)
 		return resp, nil
 	}
 	d.at(ctx, api.BeforeStoreResponse, r)
-	return resp, storeKeyResponse(ctx, tx, r.Key, resp)
+	storeKeyResponse(tx, r.Key, resp)
+	return resp, nil
 }
 
 type keyRow struct {
@@ -159,25 +148,12 @@ type keyRow struct {
 // inProgress reports a key row whose work has not completed.
 func (k keyRow) inProgress() bool { return k.resp.Status == 0 }
 
-// insertKeyRow inserts the key row in progress; inserted is false when the
-// key already had one.
-func insertKeyRow(ctx context.Context, tx pgx.Tx, r Request) (inserted bool, err error) {
-	tag, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (key, fingerprint, response_status, response_body)
-		VALUES ($1, $2, 0, '') ON CONFLICT DO NOTHING`, r.Key, r.Fingerprint)
-	if err != nil {
-		return false, fmt.Errorf("insert key: %w", err)
-	}
-	return tag.RowsAffected() == 1, nil
+// storeKeyResponse queues the response's write to the key row with the commit.
+func storeKeyResponse(tx *txn, key string, resp Response) {
+	tx.atCommit(sqlStoreResponse, key, resp.Status, resp.Body)
 }
 
-func storeKeyResponse(ctx context.Context, tx pgx.Tx, key string, resp Response) error {
-	_, err := tx.Exec(ctx, `UPDATE idempotency_keys SET response_status = $2, response_body = $3 WHERE key = $1`,
-		key, resp.Status, resp.Body)
-	if err != nil {
-		return fmt.Errorf("store response: %w", err)
-	}
-	return nil
-}
+const sqlStoreResponse = `UPDATE idempotency_keys SET response_status = $2, response_body = $3 WHERE key = $1`
 
 // rowReader is a transaction or a pool.
 type rowReader interface {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemchaos/idemchaos/targets/api"
@@ -44,25 +43,22 @@ func (s pgStandbyRead) Handle(ctx context.Context, r Request) Response {
 		return answerStored(s.deps, stored, r, true)
 	}
 	s.deps.at(ctx, api.AfterCheck, r)
-	resp, err := inTx(ctx, s.deps, r, func(tx pgx.Tx) (Response, error) { return s.chargeThenKey(ctx, tx, r) })
+	resp, err := inTx(ctx, s.deps, r, func(tx *txn) (Response, error) { return s.chargeThenKey(ctx, tx, r) })
 	if err != nil {
 		return unavailable(err)
 	}
 	return resp
 }
 
-// chargeThenKey charges, then records the key with its response; a key
-// row already there is left as it is.
-func (s pgStandbyRead) chargeThenKey(ctx context.Context, tx pgx.Tx, r Request) (Response, error) {
+// chargeThenKey charges, then records the key with its response (sent
+// with the commit); a key row already there is left as it is.
+func (s pgStandbyRead) chargeThenKey(ctx context.Context, tx *txn, r Request) (Response, error) {
 	resp, err := charge(ctx, tx, r)
 	if err != nil || !cacheable(resp) {
 		return resp, err
 	}
 	s.deps.at(ctx, api.BeforeStoreResponse, r)
-	_, err = tx.Exec(ctx, `INSERT INTO idempotency_keys (key, fingerprint, response_status, response_body)
+	tx.atCommit(`INSERT INTO idempotency_keys (key, fingerprint, response_status, response_body)
 		VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`, r.Key, r.Fingerprint, resp.Status, resp.Body)
-	if err != nil {
-		return Response{}, fmt.Errorf("store key: %w", err)
-	}
 	return resp, nil
 }

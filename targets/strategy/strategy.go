@@ -14,11 +14,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 
@@ -101,14 +99,16 @@ func charge(ctx context.Context, q ledger.Querier, r Request) (Response, error) 
 	return resp, nil
 }
 
-// inTx runs work in one transaction. When the work charged, the
-// before-commit and after-commit failpoints fire around the commit.
-func inTx(ctx context.Context, d Deps, r Request, work func(pgx.Tx) (Response, error)) (Response, error) {
-	tx, err := d.Pool.Begin(ctx)
+// inTx runs work in one transaction (a txn: BEGIN and prelude go with
+// work's first statement, the statements work queued with atCommit with
+// the COMMIT). When the work charged, the before-commit and after-commit
+// failpoints fire around the commit.
+func inTx(ctx context.Context, d Deps, r Request, work func(*txn) (Response, error), prelude ...string) (Response, error) {
+	tx, err := beginTxn(ctx, d.Pool, prelude...)
 	if err != nil {
-		return Response{}, fmt.Errorf("begin: %w", err)
+		return Response{}, err
 	}
-	defer func() { _ = tx.Rollback(ctx) }() // a no-op once committed
+	defer tx.release(ctx) // rolls back unless committed
 	resp, err := work(tx)
 	if err != nil {
 		return Response{}, err
@@ -116,8 +116,8 @@ func inTx(ctx context.Context, d Deps, r Request, work func(pgx.Tx) (Response, e
 	if resp.charged {
 		d.at(ctx, api.BeforeCommit, r)
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return Response{}, fmt.Errorf("commit: %w", err)
+	if err := tx.commit(ctx); err != nil {
+		return Response{}, err
 	}
 	if resp.charged {
 		d.at(ctx, api.AfterCommit, r)
@@ -152,7 +152,7 @@ func noKey(ctx context.Context, d Deps, r Request) Response {
 
 // runCharge charges in its own Postgres transaction; failures become 503.
 func runCharge(ctx context.Context, d Deps, r Request) Response {
-	resp, err := inTx(ctx, d, r, func(tx pgx.Tx) (Response, error) { return charge(ctx, tx, r) })
+	resp, err := inTx(ctx, d, r, func(tx *txn) (Response, error) { return charge(ctx, tx, r) })
 	if err != nil {
 		return unavailable(err)
 	}

@@ -61,13 +61,18 @@ func newFixture(ctx context.Context, t *testing.T, name string, tune func(*strat
 	return fx
 }
 
-func openPool(ctx context.Context, t *testing.T, dsn string) *pgxpool.Pool {
+// openPool opens a migrated pool with the case's account; tune, if given,
+// adjusts its configuration.
+func openPool(ctx context.Context, t *testing.T, dsn string, tune ...func(*pgxpool.Config)) *pgxpool.Pool {
 	t.Helper()
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		t.Fatalf("parse dsn: %v", err)
 	}
 	cfg.MaxConns = 8 // sized explicitly: the in-flight case holds one connection open
+	for _, f := range tune {
+		f(cfg)
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		t.Fatalf("open pool: %v", err)

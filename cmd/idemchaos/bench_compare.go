@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/idemchaos/idemchaos/scenarios/runner/compare"
+)
+
+// compareConfig is the comparison the bench flags ask for.
+func compareConfig(o benchOptions) compare.Config {
+	return compare.Config{Rounds: o.rounds, Duration: o.load.Duration, Concurrency: o.load.Workers, Rate: o.load.Rate,
+		DupRatio: o.load.DupRatio, Seed: o.load.Seed, Timeout: o.timeout, Profile: o.profile}
+}
+
+// checkCompare refuses what --compare cannot do.
+func checkCompare(o benchOptions, set map[string]bool) error {
+	for _, f := range []string{"strategies", "serve", "html", "markdown", "keepalive", "count", "inflight", "accounts"} {
+		if set[f] {
+			return usageErrorf("bench: --compare measures its own strategies and outputs; --%s does not apply", f)
+		}
+	}
+	if err := compareConfig(o).Validate(); err != nil {
+		return usageErrorf("bench: %v", err)
+	}
+	return checkFiles(o.files, "")
+}
+
+// cmdCompare runs bench --compare: the stores once, two databases (the
+// targets' and pgbench's), the tools found on PATH (pgbench also where the
+// Postgres binaries are).
+func cmdCompare(ctx context.Context, o benchOptions, stdout, stderr io.Writer) error {
+	c := compareConfig(o)
+	var err error
+	if c.Pgbench, err = findTool("pgbench", pgbenchDirs()); err != nil {
+		return err
+	}
+	if c.Wrk, err = findTool("wrk", nil); err != nil {
+		return err
+	}
+	if c.Dir, err = os.MkdirTemp("", "idemchaos-compare-*"); err != nil {
+		return envError(err)
+	}
+	defer os.RemoveAll(c.Dir)
+	c.Env = os.Environ()
+	s, err := open(ctx, o.common, 0, o.log(stderr))
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	var st compare.Stores
+	st.RedisURL = s.Services.RedisURL
+	if st.BenchDSN, err = s.NewDatabase(ctx); err != nil {
+		return envError(err)
+	}
+	if st.PgbenchDSN, err = s.NewDatabase(ctx); err != nil {
+		return envError(err)
+	}
+	rep, err := compare.Run(ctx, c, st, o.log(stderr))
+	if err != nil {
+		return envError(err)
+	}
+	return writeCompare(o.files.json, rep, stdout)
+}
+
+// writeCompare writes the tables (unless the JSON goes to stdout) and the JSON.
+func writeCompare(jsonFile string, rep compare.Report, stdout io.Writer) error {
+	if jsonFile != "-" {
+		if err := compare.WriteTable(stdout, rep); err != nil {
+			return err
+		}
+	}
+	switch jsonFile {
+	case "":
+		return nil
+	case "-":
+		return compare.WriteJSON(stdout, rep)
+	}
+	f, err := os.Create(jsonFile)
+	if err != nil {
+		return usageErrorf("--json: %v", err)
+	}
+	if err := compare.WriteJSON(f, rep); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", jsonFile, err)
+	}
+	return f.Close()
+}
+
+// findTool finds a load tool on PATH or in one of dirs.
+func findTool(name string, dirs []string) (string, error) {
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	for _, d := range dirs {
+		p := filepath.Join(d, name)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return p, nil
+		}
+	}
+	return "", envError(fmt.Errorf("bench --compare needs %s: install it (Debian: apt-get install %s), or run scripts/setup --bench",
+		name, map[string]string{"pgbench": "postgresql-contrib", "wrk": "wrk"}[name]))
+}
+
+// pgbenchDirs are where the Postgres binaries may be besides PATH.
+func pgbenchDirs() []string {
+	dirs := []string{}
+	if d := os.Getenv("PG_BINDIR"); d != "" {
+		dirs = append(dirs, d)
+	}
+	found, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	return append(dirs, found...)
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/idemchaos/idemchaos/scenarios/runner/compare"
+)
+
+// TestBenchCompareRuns: the short form of bench --compare (one round of a
+// second per measurement) runs pgbench, wrk and idemchaos's own models on
+// the same stores and states every ratio from them. It checks that the
+// comparison runs, not how fast anything is.
+func TestBenchCompareRuns(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "compare.json")
+	o := cli(t, "bench", "--compare", "--rounds", "1", "--duration", "1s", "--json", file)
+	if o.code != exitPass {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", o.code, o.stdout, o.stderr)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep compare.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Kind != compare.Kind || rep.Rounds != 1 || rep.Concurrency != 16 || len(rep.Measurements) != 8 {
+		t.Fatalf("header: %+v", rep)
+	}
+	for _, m := range rep.Measurements {
+		if len(m.Values) != 1 || m.Values[0] <= 0 {
+			t.Errorf("%s: values %v, want one positive figure", m.Name, m.Values)
+		}
+	}
+	if len(rep.Ratios) != 6 {
+		t.Fatalf("%d ratios, want 6", len(rep.Ratios))
+	}
+	for _, r := range rep.Ratios {
+		if len(r.Values) != 1 || r.Median <= 0 {
+			t.Errorf("%s: %v", r.Name, r.Values)
+		}
+		if !strings.Contains(o.stdout, r.Name) {
+			t.Errorf("the table lacks %q:\n%s", r.Name, o.stdout)
+		}
+	}
+	if n := strings.Count(o.stderr, "round 1/1"); n != 8 {
+		t.Errorf("%d progress lines, want one per measurement:\n%s", n, o.stderr)
+	}
+}
+
+func TestBenchCompareBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"--compare", "--rounds", "0"},
+		{"--compare", "--strategies", "pg-tx"},
+		{"--compare", "--duration", "500ms"},
+		{"--compare", "--html", "x.html"},
+	} {
+		o := cli(t, append([]string{"bench"}, args...)...)
+		if o.code != exitUsage || strings.Count(strings.TrimSpace(o.stderr), "\n") > 0 {
+			t.Errorf("bench %v: exit %d, stderr %q; want %d and one line", args, o.code, o.stderr, exitUsage)
+		}
+	}
+}

@@ -1,0 +1,182 @@
+// Package compare runs idemchaos bench --compare: on stores started once, it
+// measures the same strategies with pgbench (the strategy's SQL), wrk (the
+// same HTTP endpoint) and idemchaos's own closed and open models,
+// interleaved over rounds, and states the ratios between them with their
+// ranges.
+//
+// It is an internal part of idemchaos, not a stable API: it may change
+// between releases.
+package compare
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/scenarios/runner"
+	"github.com/idemchaos/idemchaos/sim/load"
+	"github.com/idemchaos/idemchaos/targets/api"
+)
+
+// Bounds of a comparison.
+const (
+	MaxRounds   = 20
+	MaxDuration = 2 * time.Minute // per measurement
+)
+
+// Config is one comparison.
+type Config struct {
+	Rounds      int           // interleaved rounds
+	Duration    time.Duration // of each measurement
+	Concurrency int           // pgbench clients, wrk connections, closed-model senders
+	Rate        float64       // the open model's arrivals per second
+	DupRatio    float64       // share of retries of a recent key, same body
+	Seed        uint64
+	Timeout     time.Duration // per idemchaos request
+	Profile     api.Profile
+	Pgbench     string   // path of the pgbench binary
+	Wrk         string   // path of the wrk binary
+	Dir         string   // scratch directory: scripts and the tools' outputs
+	Env         []string // the tools' environment (their PATH, PG* and the like)
+}
+
+// Stores are where every measurement runs: a database for the targets, one
+// for pgbench, and Redis.
+type Stores struct {
+	BenchDSN, PgbenchDSN, RedisURL string
+}
+
+// Validate reports the first way c is out of bounds.
+func (c Config) Validate() error {
+	switch {
+	case c.Rounds < 1 || c.Rounds > MaxRounds:
+		return fmt.Errorf("--rounds %d: want 1 to %d", c.Rounds, MaxRounds)
+	case c.Duration < time.Second || c.Duration > MaxDuration:
+		return fmt.Errorf("--duration %s: --compare wants 1s to %s per measurement", c.Duration, MaxDuration)
+	case c.Concurrency < 1 || c.Concurrency > 64:
+		return fmt.Errorf("--concurrency %d: --compare wants 1 to 64 (the target's pool has 16 connections)", c.Concurrency)
+	case !(c.Rate > 0 && c.Rate <= load.MaxRate):
+		return fmt.Errorf("--rate %g: want more than 0 and at most %d", c.Rate, load.MaxRate)
+	}
+	return nil
+}
+
+// measurer takes one measurement: a value in its unit.
+type measurer struct {
+	name, unit string
+	take       func(ctx context.Context, round int) (float64, error)
+}
+
+// Run takes every measurement once per round, in an order rotated by one
+// each round, and states the ratios. progress gets a line per measurement.
+func Run(ctx context.Context, c Config, s Stores, progress io.Writer) (Report, error) {
+	started := time.Now()
+	rep := newReport(c, started)
+	ms, closeAll, err := measurers(ctx, c, s)
+	if err != nil {
+		return rep, err
+	}
+	defer closeAll()
+	values := make([][]float64, len(ms))
+	for round := range c.Rounds {
+		for j := range ms {
+			i := (j + round) % len(ms)
+			v, err := ms[i].take(ctx, round)
+			if err != nil {
+				return rep, fmt.Errorf("round %d, %s: %w", round+1, ms[i].name, err)
+			}
+			fmt.Fprintf(progress, "round %d/%d  %-40s %10.1f %s\n", round+1, c.Rounds, ms[i].name, v, ms[i].unit)
+			values[i] = append(values[i], v)
+		}
+	}
+	for i, m := range ms {
+		rep.Measurements = append(rep.Measurements, newSeries(m.name, m.unit, values[i]))
+	}
+	rep.Ratios = ratios(rep.Measurements)
+	rep.LoadAfter = loadAverage()
+	rep.TookMS = time.Since(started).Milliseconds()
+	return rep, nil
+}
+
+// measurers builds every measurement on the stores; closeAll releases them.
+func measurers(ctx context.Context, c Config, s Stores) ([]measurer, func(), error) {
+	pgb, err := newPgbench(ctx, c, s.PgbenchDSN)
+	if err != nil {
+		return nil, nil, err
+	}
+	closed := load.Config{Workers: c.Concurrency, Duration: c.Duration, DupRatio: c.DupRatio, Seed: c.Seed}
+	open := load.Config{Rate: c.Rate, Duration: c.Duration, DupRatio: c.DupRatio, Seed: c.Seed}
+	var benchers []*runner.Bencher
+	closeAll := func() {
+		pgb.close()
+		for _, b := range benchers {
+			b.Close()
+		}
+	}
+	bencher := func(l load.Config, keep bool) (*runner.Bencher, error) {
+		b, err := runner.NewBencher(ctx, runner.BenchConfig{Load: l, Timeout: c.Timeout, KeepAlive: keep,
+			Profile: c.Profile}, s.BenchDSN, s.RedisURL)
+		if err == nil {
+			benchers = append(benchers, b)
+		}
+		return b, err
+	}
+	keep, err1 := bencher(closed, true)
+	perConn, err2 := bencher(closed, false)
+	openB, err3 := bencher(open, false)
+	if err := firstErr(err1, err2, err3); err != nil {
+		closeAll()
+		return nil, nil, err
+	}
+	w := wrk{cfg: c, b: keep}
+	ms := []measurer{
+		{MeasurePgbench, "tps", pgb.take},
+		{MeasureWrkNone, "req/s", w.taker("none")},
+		{MeasureWrkPgTx, "req/s", w.taker("pg-tx")},
+		{MeasureWrkGuard, "req/s", w.taker("redis-pg-guard")},
+		{MeasureKeepAlive, "req/s", throughput(keep, "pg-tx")},
+		{MeasurePerConn, "req/s", throughput(perConn, "pg-tx")},
+		{MeasureOpenNone, "ms p50", p50(openB, "none")},
+		{MeasureOpenPgTx, "ms p50", p50(openB, "pg-tx")},
+	}
+	return ms, closeAll, nil
+}
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// benchOne runs idemchaos's own load on one strategy.
+func benchOne(ctx context.Context, b *runner.Bencher, name string) (reports.BenchResult, error) {
+	r, err := b.Run(ctx, name)
+	if err != nil {
+		return reports.BenchResult{}, err
+	}
+	for a, n := range r.Anomalies {
+		if n > 0 && name != "none" { // none double-charges every duplicate
+			return r, fmt.Errorf("%s under load: %d %s", name, n, a)
+		}
+	}
+	return r, nil
+}
+
+func throughput(b *runner.Bencher, name string) func(context.Context, int) (float64, error) {
+	return func(ctx context.Context, _ int) (float64, error) {
+		r, err := benchOne(ctx, b, name)
+		return r.AchievedRPS, err
+	}
+}
+
+func p50(b *runner.Bencher, name string) func(context.Context, int) (float64, error) {
+	return func(ctx context.Context, _ int) (float64, error) {
+		r, err := benchOne(ctx, b, name)
+		return r.LatencyOf(reports.KindAll).P50, err
+	}
+}

@@ -1,0 +1,180 @@
+package compare
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Kind and SchemaVersion mark a comparison document.
+const (
+	Kind          = "bench-compare"
+	SchemaVersion = 1
+)
+
+// The measurements, by name.
+const (
+	MeasurePgbench   = "pgbench, pg-tx SQL"
+	MeasureWrkNone   = "wrk, none"
+	MeasureWrkPgTx   = "wrk, pg-tx"
+	MeasureWrkGuard  = "wrk, redis-pg-guard"
+	MeasureKeepAlive = "idemchaos closed keep-alive, pg-tx"
+	MeasurePerConn   = "idemchaos closed per-connection, pg-tx"
+	MeasureOpenNone  = "idemchaos open, none"
+	MeasureOpenPgTx  = "idemchaos open, pg-tx"
+)
+
+// ratioDef is one ratio of the table: num / den per round, and the goal
+// (0: none) it should reach.
+type ratioDef struct {
+	name, num, den string
+	goal           float64
+}
+
+var ratioDefs = []ratioDef{
+	{"pg-tx / none (wrk, closed)", MeasureWrkPgTx, MeasureWrkNone, 0.85},
+	{"redis-pg-guard / none (wrk, closed)", MeasureWrkGuard, MeasureWrkNone, 0.85},
+	{"wrk pg-tx / pgbench on the same SQL", MeasureWrkPgTx, MeasurePgbench, 0.7},
+	{"idemchaos keep-alive / wrk, pg-tx", MeasureKeepAlive, MeasureWrkPgTx, 0.95},
+	{"idemchaos one connection per request / wrk, pg-tx", MeasurePerConn, MeasureWrkPgTx, 0.8},
+	{"open model p50, none / pg-tx", MeasureOpenNone, MeasureOpenPgTx, 0},
+}
+
+// Report is what a comparison measured.
+type Report struct {
+	Kind          string    `json:"kind"`
+	SchemaVersion int       `json:"schema_version"`
+	Started       time.Time `json:"started"`
+	TookMS        int64     `json:"took_ms"`
+	Machine       Machine   `json:"machine"`
+	LoadBefore    string    `json:"load_average_before"`
+	LoadAfter     string    `json:"load_average_after"`
+	Rounds        int       `json:"rounds"`
+	DurationMS    int64     `json:"duration_ms"`
+	Concurrency   int       `json:"concurrency"`
+	Rate          float64   `json:"open_rate"`
+	DupRatio      float64   `json:"dup_ratio"`
+	Measurements  []Series  `json:"measurements"`
+	Ratios        []Ratio   `json:"ratios"`
+}
+
+// Machine is where the comparison ran.
+type Machine struct {
+	OS        string `json:"os"`
+	Arch      string `json:"arch"`
+	CPUs      int    `json:"cpus"`
+	GoVersion string `json:"go_version"`
+}
+
+// Series is one measurement's value per round.
+type Series struct {
+	Name   string    `json:"name"`
+	Unit   string    `json:"unit"`
+	Values []float64 `json:"values"`
+	Median float64   `json:"median"`
+	Min    float64   `json:"min"`
+	Max    float64   `json:"max"`
+}
+
+// Ratio is one ratio per round (the two measurements of one round).
+type Ratio struct {
+	Series
+	Goal  float64 `json:"goal,omitempty"` // at least this
+	Meets *bool   `json:"meets_goal,omitempty"`
+}
+
+func newReport(c Config, started time.Time) Report {
+	return Report{Kind: Kind, SchemaVersion: SchemaVersion, Started: started.UTC(),
+		Machine:    Machine{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()},
+		LoadBefore: loadAverage(), Rounds: c.Rounds, DurationMS: c.Duration.Milliseconds(), Concurrency: c.Concurrency,
+		Rate: c.Rate, DupRatio: c.DupRatio, Measurements: []Series{}, Ratios: []Ratio{}}
+}
+
+func newSeries(name, unit string, v []float64) Series {
+	s := Series{Name: name, Unit: unit, Values: v}
+	if len(v) == 0 {
+		return s
+	}
+	sorted := slices.Sorted(slices.Values(v))
+	s.Min, s.Max = sorted[0], sorted[len(sorted)-1]
+	if n := len(sorted); n%2 == 1 {
+		s.Median = sorted[n/2]
+	} else {
+		s.Median = (sorted[n/2-1] + sorted[n/2]) / 2
+	}
+	return s
+}
+
+// ratios divides, round by round, the measurements each ratio names.
+func ratios(ms []Series) []Ratio {
+	byName := map[string]Series{}
+	for _, m := range ms {
+		byName[m.Name] = m
+	}
+	out := []Ratio{}
+	for _, d := range ratioDefs {
+		num, den := byName[d.num], byName[d.den]
+		var v []float64
+		for i := range min(len(num.Values), len(den.Values)) {
+			if den.Values[i] > 0 {
+				v = append(v, round3(num.Values[i]/den.Values[i]))
+			}
+		}
+		r := Ratio{Series: newSeries(d.name, "ratio", v), Goal: d.goal}
+		if d.goal > 0 && len(v) > 0 {
+			meets := r.Median >= d.goal
+			r.Meets = &meets
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
+
+// loadAverage is the machine's load average (1, 5, 15 minutes), "" where
+// the system does not say.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// WriteJSON writes the report, indented.
+func WriteJSON(w io.Writer, r Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteTable writes the measurements and the ratios as two tables.
+func WriteTable(w io.Writer, r Report) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "measurement\tunit\tmedian\trange\n")
+	for _, m := range r.Measurements {
+		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f to %.1f\n", m.Name, m.Unit, m.Median, m.Min, m.Max)
+	}
+	fmt.Fprintf(tw, "\nratio\tmedian\trange\tgoal\n")
+	for _, q := range r.Ratios {
+		goal := "-"
+		if q.Meets != nil {
+			goal = fmt.Sprintf(">= %.2f %s", q.Goal, map[bool]string{true: "met", false: "NOT met"}[*q.Meets])
+		}
+		fmt.Fprintf(tw, "%s\t%.2f\t%.2f to %.2f\t%s\n", q.Name, q.Median, q.Min, q.Max, goal)
+	}
+	fmt.Fprintf(tw, "\n%d rounds of %s each, %d senders, %.0f %% duplicates; %d CPUs; load average %s before, %s after\n",
+		r.Rounds, time.Duration(r.DurationMS)*time.Millisecond, r.Concurrency, r.DupRatio*100, r.Machine.CPUs, r.LoadBefore, r.LoadAfter)
+	return tw.Flush()
+}

@@ -1,0 +1,67 @@
+package compare
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+
+	"github.com/idemchaos/idemchaos/scenarios/runner"
+	"github.com/idemchaos/idemchaos/sim/load"
+	"github.com/idemchaos/idemchaos/targets/api"
+)
+
+// WrkScript is the wrk script: fresh keys and retries of a recent key with
+// its body, in the duplicate ratio.
+//
+//go:embed idem.lua
+var WrkScript string
+
+// wrk drives a strategy's target, deployed as idemchaos's bench deploys
+// it, over keep-alive connections.
+type wrk struct {
+	cfg Config
+	b   *runner.Bencher
+}
+
+func (w wrk) taker(name string) func(context.Context, int) (float64, error) {
+	return func(ctx context.Context, round int) (float64, error) { return w.take(ctx, name, round) }
+}
+
+func (w wrk) take(ctx context.Context, name string, round int) (float64, error) {
+	script := filepath.Join(w.cfg.Dir, "idem.lua")
+	if err := os.WriteFile(script, []byte(WrkScript), 0o644); err != nil {
+		return 0, err
+	}
+	var out []byte
+	served, err := w.b.ServeWhile(ctx, name, "127.0.0.1:0", func(ctx context.Context, url string) error {
+		var err error
+		out, err = runTool(ctx, w.cfg, fmt.Sprintf("wrk-%s-%d.txt", name, round+1),
+			[]string{"DUP_RATIO=" + strconv.FormatFloat(w.cfg.DupRatio, 'g', -1, 64), "ACCOUNTS=" + strconv.Itoa(load.DefaultAccounts)},
+			w.cfg.Wrk, "-t", strconv.Itoa(threads(w.cfg.Concurrency)), "-c", strconv.Itoa(w.cfg.Concurrency),
+			"-d", strconv.Itoa(int(math.Ceil(w.cfg.Duration.Seconds())))+"s", "--timeout", "2s", "-s", script, url+api.PathCharges)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	if served.DoubleCharged > 0 && name != "none" {
+		return 0, fmt.Errorf("%s under wrk: %d keys charged more than once", name, served.DoubleCharged)
+	}
+	return WrkRPS(out)
+}
+
+var rpsLine = regexp.MustCompile(`(?m)^Requests/sec:\s+([0-9.]+)`)
+
+// WrkRPS reads the requests per second wrk reports.
+func WrkRPS(out []byte) (float64, error) {
+	m := rpsLine.FindSubmatch(out)
+	if m == nil {
+		return 0, fmt.Errorf("wrk printed no Requests/sec line:\n%s", tail(out))
+	}
+	return strconv.ParseFloat(string(m[1]), 64)
+}
