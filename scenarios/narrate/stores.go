@@ -24,6 +24,7 @@ type pointWords struct {
 type mechanism struct {
 	check, claim, store pointWords
 	usesRedis           bool
+	debitApart          bool // the debit committed in a transaction before the one about to commit
 }
 
 var (
@@ -39,17 +40,18 @@ var (
 
 // stepWords are the words of each step a strategy may take.
 var stepWords = map[design.Step]pointWords{
-	design.MemoryClaim:        memClaim,
-	design.MemoryStore:        memStore,
-	design.RedisGet:           redisGet,
-	design.RedisSetNX:         redisNX,
-	design.RedisGuard:         {"%[1]s claims key %[2]s in Redis (SET NX) for %[3]s", redisID, "SET NX key", "OK, claimed"},
-	design.RedisStore:         redisSet,
-	design.PostgresRead:       pgRead,
-	design.PostgresLock:       pgLock,
-	design.PostgresInProgress: {"%[1]s commits key %[2]s as in progress in Postgres, in a first transaction: it was new (%[3]s)", postgresID, "INSERT key in progress", "inserted"},
-	design.PostgresInsert:     {"%[1]s inserts key %[2]s in Postgres, in the charge's transaction: it was new (%[3]s)", postgresID, "INSERT key", "inserted"},
-	design.PostgresStore:      pgStore,
+	design.MemoryClaim:         memClaim,
+	design.MemoryStore:         memStore,
+	design.RedisGet:            redisGet,
+	design.RedisSetNX:          redisNX,
+	design.RedisGuard:          {"%[1]s claims key %[2]s in Redis (SET NX) for %[3]s", redisID, "SET NX key", "OK, claimed"},
+	design.RedisStore:          redisSet,
+	design.PostgresRead:        pgRead,
+	design.PostgresLock:        pgLock,
+	design.PostgresSessionLock: {"%[1]s takes the lock on key %[2]s in Postgres, for %[3]s's connection", postgresID, "try lock key (session)", "locked"},
+	design.PostgresInProgress:  {"%[1]s commits key %[2]s as in progress in Postgres, in a first transaction: it was new (%[3]s)", postgresID, "INSERT key in progress", "inserted"},
+	design.PostgresInsert:      {"%[1]s inserts key %[2]s in Postgres, in the charge's transaction: it was new (%[3]s)", postgresID, "INSERT key", "inserted"},
+	design.PostgresStore:       pgStore,
 }
 
 // generic are the words of a strategy the catalog does not know.
@@ -67,5 +69,5 @@ func mechanismOf(strategy string) mechanism {
 		return generic
 	}
 	return mechanism{check: stepWords[info.Steps.Check], claim: stepWords[info.Steps.Claim],
-		store: stepWords[info.Steps.Store], usesRedis: info.Redis}
+		store: stepWords[info.Steps.Store], usesRedis: info.Redis, debitApart: info.Steps.Debit == design.PostgresDebitApart}
 }

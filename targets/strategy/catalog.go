@@ -20,6 +20,7 @@ var builders = map[string]func(Deps) Strategy{
 	"pg-nofingerprint":   func(d Deps) Strategy { return pgTx{deps: d} },
 	"pg-blocking-claim":  func(d Deps) Strategy { return pgTx{deps: d, fingerprint: true, blockingClaim: true} },
 	"pg-success-only":    func(d Deps) Strategy { return pgTx{deps: d, fingerprint: true, successOnly: true} },
+	"pg-split-debit":     newPgSplitDebit,
 	"pg-tx":              func(d Deps) Strategy { return pgTx{deps: d, fingerprint: true} },
 	"redis-pg-guard":     func(d Deps) Strategy { return redisPgGuard{d} },
 }

@@ -84,7 +84,16 @@ func (d Deps) withDefaults() Deps {
 // 201 with the charge, 402/404 for business refusals. An error means the
 // outcome is a failure (5xx) and nothing must be stored.
 func charge(ctx context.Context, q ledger.Querier, r Request) (Response, error) {
-	c, err := ledger.Charge(ctx, q, ledger.Debit{Request: r.Body, Key: r.Key, AttemptID: r.AttemptID, Replica: r.Replica})
+	c, err := ledger.Charge(ctx, q, debitOf(r))
+	return chargeAnswer(c, err, r)
+}
+
+func debitOf(r Request) ledger.Debit {
+	return ledger.Debit{Request: r.Body, Key: r.Key, AttemptID: r.AttemptID, Replica: r.Replica}
+}
+
+// chargeAnswer turns a ledger outcome into a response, as charge does.
+func chargeAnswer(c api.Charge, err error, r Request) (Response, error) {
 	switch {
 	case errors.Is(err, ledger.ErrInsufficientFunds):
 		return Failure(http.StatusPaymentRequired, api.CodeInsufficientFunds, "insufficient funds"), nil
@@ -101,7 +110,17 @@ func charge(ctx context.Context, q ledger.Querier, r Request) (Response, error) 
 // inTx runs work in one transaction. When the work charged, the
 // before-commit and after-commit failpoints fire around the commit.
 func inTx(ctx context.Context, d Deps, r Request, work func(pgx.Tx) (Response, error)) (Response, error) {
-	tx, err := d.Pool.Begin(ctx)
+	return inTxOn(ctx, d.Pool, d, r, work)
+}
+
+// beginner starts a transaction: a pool, or one connection of it.
+type beginner interface {
+	Begin(ctx context.Context) (pgx.Tx, error)
+}
+
+// inTxOn is inTx on db.
+func inTxOn(ctx context.Context, db beginner, d Deps, r Request, work func(pgx.Tx) (Response, error)) (Response, error) {
+	tx, err := db.Begin(ctx)
 	if err != nil {
 		return Response{}, fmt.Errorf("begin: %w", err)
 	}
