@@ -89,6 +89,11 @@ func WriteDemoList(w io.Writer) error {
 		b.WriteString(wrapWords("  "+string(l.Anomaly)+": ", "    ", l.Shows, DemoWidth))
 		b.WriteString("    " + cmd + "\n")
 	}
+	b.WriteString("HIDDEN-RETRY LESSON: WHAT ITS DEMO SHOWS\n")
+	for _, l := range scenarios.HiddenLessons() {
+		b.WriteString(wrapWords("  "+l.Name+": ", "    ", l.Shows, DemoWidth))
+		b.WriteString("    idemchaos demo " + l.Name + "\n")
+	}
 	b.WriteString("SCENARIO: DEFAULT STRATEGY\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	for _, sc := range scenarios.Names() {

@@ -36,6 +36,12 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	if scenarios.IsHiddenLesson(scenario) {
+		if *st != "" || *mermaidOnly {
+			return usageErrorf("demo %s: a lesson runs no strategy and draws no diagram (no --strategy, --mermaid-only)", scenario)
+		}
+		return demoLesson(ctx, c, view, stdout, stderr)
+	}
 	cell, err := demoCell(scenario, *st, *seed, c)
 	if err != nil {
 		return err
@@ -85,8 +91,8 @@ func demoCell(scenario, st string, seed uint64, c common) (scenarios.Cell, error
 			strings.Join(scenarios.Names(), ", "))
 	}
 	if _, err := scenarios.Lookup(scenario); err != nil {
-		return scenarios.Cell{}, usageErrorf("demo: unknown scenario %q (%sknown: %s)", scenario, didYouMean(scenario, scenarios.Names()),
-			strings.Join(scenarios.Names(), ", "))
+		return scenarios.Cell{}, usageErrorf("demo: unknown scenario %q (%sknown: %s; lessons: %s)", scenario,
+			didYouMean(scenario, scenarios.Names()), strings.Join(scenarios.Names(), ", "), strings.Join(lessonNames(), ", "))
 	}
 	if st == "" {
 		st = scenarios.DemoStrategy(scenario)
@@ -111,4 +117,39 @@ func demoExit(d runner.Demo) int {
 		return exitInconclusive
 	}
 	return exitPass
+}
+
+// demoLesson runs the go-redis hidden-retry lesson: the same SET NX and
+// fault with the library's default retries, then with none. Exit 1 when
+// the default poisoned the caller's own key.
+func demoLesson(ctx context.Context, c common, view reports.View, stdout, stderr io.Writer) error {
+	s, err := open(ctx, c, 1, c.log(stderr))
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	var runs []scenarios.RedisRetry
+	for _, retries := range []int{0, -1} {
+		r, err := s.Builtins[0].RedisRetryLesson(ctx, retries)
+		if err != nil {
+			return envError(err)
+		}
+		runs = append(runs, r)
+	}
+	poisoned, err := reports.WriteRedisRetry(stdout, runs, view)
+	if err != nil {
+		return err
+	}
+	if poisoned {
+		return verdictExit(exitViolated)
+	}
+	return nil
+}
+
+func lessonNames() []string {
+	var names []string
+	for _, l := range scenarios.HiddenLessons() {
+		names = append(names, l.Name)
+	}
+	return names
 }
