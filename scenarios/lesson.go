@@ -15,11 +15,15 @@ type HiddenLesson struct {
 // The hidden-retry lessons.
 const (
 	LessonGoRedisRetry = "go-redis-retry"
+	LessonGoHTTPResend = "go-http-resend"
 )
 
 var hiddenLessons = []HiddenLesson{
 	{LessonGoRedisRetry, "go-redis's default MaxRetries re-sends a SET NX whose reply was lost after Redis applied it: " +
 		"the client that set the key gets false, nil, a key poisoned by itself"},
+	{LessonGoHTTPResend, "Go's net/http Transport re-sends a POST carrying an Idempotency-Key when its reused " +
+		"connection dies before any response byte: a second attempt the application never sent, charged again " +
+		"without a key layer"},
 }
 
 // HiddenLessons lists the hidden-retry lessons.
@@ -40,4 +44,19 @@ type RedisRetry struct {
 	Got        bool   `json:"got"`         // SET NX's result as the caller saw it
 	Err        string `json:"err"`         // the call's error, "" for nil
 	Holder     string `json:"holder"`      // whose token Redis holds afterwards: "the caller", or "nobody"
+}
+
+// HTTPResend is what one keyed POST of the net/http lesson observed: the
+// application's one call, the transport's writes, the server's log, the
+// ledger.
+type HTTPResend struct {
+	Strategy  string `json:"strategy"`
+	Reused    bool   `json:"reused"`     // the POST went out on a reused keep-alive connection
+	Writes    int    `json:"writes"`     // times the transport wrote the request (httptrace WroteRequest)
+	ServerSaw int    `json:"server_saw"` // log entries of the attempt on the server
+	Hidden    int    `json:"hidden"`     // attempts the harness's merge marked as hidden re-sends
+	Charges   int    `json:"charges"`    // ledger charges for the key
+	Status    int    `json:"status"`     // what the application got (0: an error)
+	Replayed  bool   `json:"replayed"`   // the answer the application got was a replay
+	Err       string `json:"err"`
 }

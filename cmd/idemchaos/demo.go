@@ -40,7 +40,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if *st != "" || *mermaidOnly {
 			return usageErrorf("demo %s: a lesson runs no strategy and draws no diagram (no --strategy, --mermaid-only)", scenario)
 		}
-		return demoLesson(ctx, c, view, stdout, stderr)
+		return demoLesson(ctx, scenario, c, view, stdout, stderr)
 	}
 	cell, err := demoCell(scenario, *st, *seed, c)
 	if err != nil {
@@ -119,31 +119,52 @@ func demoExit(d runner.Demo) int {
 	return exitPass
 }
 
-// demoLesson runs the go-redis hidden-retry lesson: the same SET NX and
-// fault with the library's default retries, then with none. Exit 1 when
-// the default poisoned the caller's own key.
-func demoLesson(ctx context.Context, c common, view reports.View, stdout, stderr io.Writer) error {
+// demoLesson runs a hidden-retry lesson. Exit 1 when its trap sprang.
+func demoLesson(ctx context.Context, name string, c common, view reports.View, stdout, stderr io.Writer) error {
 	s, err := open(ctx, c, 1, c.log(stderr))
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	var runs []scenarios.RedisRetry
-	for _, retries := range []int{0, -1} {
-		r, err := s.Builtins[0].RedisRetryLesson(ctx, retries)
+	sprang, err := false, error(nil)
+	switch name {
+	case scenarios.LessonGoHTTPResend:
+		sprang, err = httpLesson(ctx, s.Builtins[0], view, stdout)
+	default:
+		sprang, err = redisLesson(ctx, s.Builtins[0], view, stdout)
+	}
+	if err != nil || !sprang {
+		return err
+	}
+	return verdictExit(exitViolated)
+}
+
+// httpLesson: the same keyed POST and fault without a key layer, then on
+// pg-tx.
+func httpLesson(ctx context.Context, b *runner.Builtin, view reports.View, stdout io.Writer) (bool, error) {
+	var runs []scenarios.HTTPResend
+	for _, st := range []string{"none", "pg-tx"} {
+		r, err := b.HTTPResendLesson(ctx, st)
 		if err != nil {
-			return envError(err)
+			return false, envError(err)
 		}
 		runs = append(runs, r)
 	}
-	poisoned, err := reports.WriteRedisRetry(stdout, runs, view)
-	if err != nil {
-		return err
+	return reports.WriteHTTPResend(stdout, runs, view)
+}
+
+// redisLesson: the same SET NX and fault with the library's default
+// retries, then with none.
+func redisLesson(ctx context.Context, b *runner.Builtin, view reports.View, stdout io.Writer) (bool, error) {
+	var runs []scenarios.RedisRetry
+	for _, retries := range []int{0, -1} {
+		r, err := b.RedisRetryLesson(ctx, retries)
+		if err != nil {
+			return false, envError(err)
+		}
+		runs = append(runs, r)
 	}
-	if poisoned {
-		return verdictExit(exitViolated)
-	}
-	return nil
+	return reports.WriteRedisRetry(stdout, runs, view)
 }
 
 func lessonNames() []string {

@@ -113,6 +113,16 @@ func TestDemoGoRedisRetryTellsTheSameStoryEveryTime(t *testing.T) {
 	}
 }
 
+// TestDemoGoHTTPResendTellsTheSameStoryEveryTime: the lesson's keyed POST
+// is written twice by the transport for one call, against none and pg-tx,
+// the same way on every run; exit 1, none charged it twice.
+func TestDemoGoHTTPResendTellsTheSameStoryEveryTime(t *testing.T) {
+	assertSameStory(t, []string{"demo", "go-http-resend"}, "strategy none", "the application calls Do once",
+		"it writes the request again on a new connection, twice in all", "logged the attempt twice, the client sent it once",
+		"DOUBLE CHARGE: 2 ledger charges for one call", "strategy pg-tx", "a replay of the first attempt's charge",
+		"one ledger charge")
+}
+
 // TestDemoBalanceTellsTheDriftTheSameWayEveryTime: pg-split-debit's
 // debit commits before the cut, and the story says so, with the money the
 // account lost beside its one charge row, the same on every run of a seed.

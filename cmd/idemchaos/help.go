@@ -56,7 +56,7 @@ var commands = []command{
 		"Runs one cell and tells the story of one key step by step, then explains each anomaly it shows for the " +
 			"strategy shown, and prints a Mermaid sequence diagram. The stores start quietly (--verbose shows how). " +
 			"Exit 1 when the story ends in an anomaly (the point of most demos), 0 when it ends well, 4 when the run " +
-			"proved nothing. A LESSON (go-redis-retry) shows a client library re-sending a call behind its caller's back."},
+			"proved nothing. A LESSON (go-redis-retry, go-http-resend) shows a client library re-sending a call behind its caller's back."},
 	{"bench", []string{"[--strategies a,b] [--rate R | --concurrency C] [--duration D] [--dup-ratio P]"}, "what each strategy costs",
 		"Measures each strategy's latency percentiles and throughput under an open-model load (or a closed one with " +
 			"--concurrency), with a share of duplicate retries, and writes them as a table, JSON, Markdown or HTML."},
