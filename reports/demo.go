@@ -85,12 +85,14 @@ func WriteDemoList(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("ANOMALY: WHAT ITS DEMO SHOWS\n")
 	for _, l := range scenarios.Lessons() {
-		cmd := "(no demo: no built-in strategy breaks it)"
-		if l.Scenario != "" {
-			cmd = fmt.Sprintf("idemchaos demo %s --strategy %s", l.Scenario, l.Strategy)
-		}
+		cmd := fmt.Sprintf("idemchaos demo %s --strategy %s", l.Scenario, l.Strategy)
 		b.WriteString(wrapWords("  "+string(l.Anomaly)+": ", "    ", l.Shows, DemoWidth))
 		b.WriteString("    " + cmd + "\n")
+	}
+	b.WriteString("HIDDEN-RETRY LESSON: WHAT ITS DEMO SHOWS\n")
+	for _, l := range scenarios.HiddenLessons() {
+		b.WriteString(wrapWords("  "+l.Name+": ", "    ", l.Shows, DemoWidth))
+		b.WriteString("    idemchaos demo " + l.Name + "\n")
 	}
 	b.WriteString("SCENARIO: DEFAULT STRATEGY\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)

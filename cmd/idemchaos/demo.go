@@ -36,6 +36,12 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	if scenarios.IsHiddenLesson(scenario) {
+		if *st != "" || *mermaidOnly {
+			return usageErrorf("demo %s: a lesson runs no strategy and draws no diagram (no --strategy, --mermaid-only)", scenario)
+		}
+		return demoLesson(ctx, scenario, c, view, stdout, stderr)
+	}
 	cell, err := demoCell(scenario, *st, *seed, c)
 	if err != nil {
 		return err
@@ -85,8 +91,8 @@ func demoCell(scenario, st string, seed uint64, c common) (scenarios.Cell, error
 			strings.Join(scenarios.Names(), ", "))
 	}
 	if _, err := scenarios.Lookup(scenario); err != nil {
-		return scenarios.Cell{}, usageErrorf("demo: unknown scenario %q (%sknown: %s)", scenario, didYouMean(scenario, scenarios.Names()),
-			strings.Join(scenarios.Names(), ", "))
+		return scenarios.Cell{}, usageErrorf("demo: unknown scenario %q (%sknown: %s; lessons: %s)", scenario,
+			didYouMean(scenario, scenarios.Names()), strings.Join(scenarios.Names(), ", "), strings.Join(lessonNames(), ", "))
 	}
 	if st == "" {
 		st = scenarios.DemoStrategy(scenario)
@@ -111,4 +117,60 @@ func demoExit(d runner.Demo) int {
 		return exitInconclusive
 	}
 	return exitPass
+}
+
+// demoLesson runs a hidden-retry lesson. Exit 1 when its trap sprang.
+func demoLesson(ctx context.Context, name string, c common, view reports.View, stdout, stderr io.Writer) error {
+	s, err := open(ctx, c, 1, c.log(stderr))
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	sprang, err := false, error(nil)
+	switch name {
+	case scenarios.LessonGoHTTPResend:
+		sprang, err = httpLesson(ctx, s.Builtins[0], view, stdout)
+	default:
+		sprang, err = redisLesson(ctx, s.Builtins[0], view, stdout)
+	}
+	if err != nil || !sprang {
+		return err
+	}
+	return verdictExit(exitViolated)
+}
+
+// httpLesson: the same keyed POST and fault without a key layer, then on
+// pg-tx.
+func httpLesson(ctx context.Context, b *runner.Builtin, view reports.View, stdout io.Writer) (bool, error) {
+	var runs []scenarios.HTTPResend
+	for _, st := range []string{"none", "pg-tx"} {
+		r, err := b.HTTPResendLesson(ctx, st)
+		if err != nil {
+			return false, envError(err)
+		}
+		runs = append(runs, r)
+	}
+	return reports.WriteHTTPResend(stdout, runs, view)
+}
+
+// redisLesson: the same SET NX and fault with the library's default
+// retries, then with none.
+func redisLesson(ctx context.Context, b *runner.Builtin, view reports.View, stdout io.Writer) (bool, error) {
+	var runs []scenarios.RedisRetry
+	for _, retries := range []int{0, -1} {
+		r, err := b.RedisRetryLesson(ctx, retries)
+		if err != nil {
+			return false, envError(err)
+		}
+		runs = append(runs, r)
+	}
+	return reports.WriteRedisRetry(stdout, runs, view)
+}
+
+func lessonNames() []string {
+	var names []string
+	for _, l := range scenarios.HiddenLessons() {
+		names = append(names, l.Name)
+	}
+	return names
 }

@@ -52,11 +52,11 @@ var commands = []command{
 	{"report", []string{"DIR|FILE --format table|json|junit|markdown|html [-o FILE]"}, "render a saved run or bench",
 		"Renders the run directory DIR (or a --json results or bench file) in one format: the terminal table, the " +
 			"canonical JSON, JUnit XML, Markdown for a CI step summary, or one self-contained HTML page."},
-	{"demo", []string{"SCENARIO [--strategy S] [--seed N]", "--list"}, "a forced interleaving, narrated for a room",
+	{"demo", []string{"SCENARIO [--strategy S] [--seed N]", "LESSON", "--list"}, "a forced interleaving, narrated for a room",
 		"Runs one cell and tells the story of one key step by step, then explains each anomaly it shows for the " +
 			"strategy shown, and prints a Mermaid sequence diagram. The stores start quietly (--verbose shows how). " +
 			"Exit 1 when the story ends in an anomaly (the point of most demos), 0 when it ends well, 4 when the run " +
-			"proved nothing."},
+			"proved nothing. A LESSON (go-redis-retry, go-http-resend) shows a client library re-sending a call behind its caller's back."},
 	{"shrink", []string{"DIR [--k K] [--timeout D] [--file FILE]", "--strategy S --scenario C [--seed N] [--k K] [--timeout D]",
 		"--target-url URL --ledger-url DSN --ledger-query SQL --scenario C [--seed N]"}, "a failing cell cut down to a minimal scenario file",
 		"Takes a failing cell (the run directory DIR of one, or the cell --strategy or --target-url, --scenario and " +

@@ -31,7 +31,7 @@ func (r *renderer) anomaly(name check.Anomaly) {
 	case check.StatusContract:
 		text = "STATUS CONTRACT: " + s.each(name, s.statusContract)
 	case check.Balance:
-		text = fmt.Sprintf("BALANCE: the balance of %s is not its opening balance minus its charges", s.ops[0].account)
+		text = "BALANCE: " + s.drift(s.ops[0].account)
 	default:
 		text = fmt.Sprintf("%s: %d findings", strings.ToUpper(string(name)), s.count(name))
 	}
@@ -185,4 +185,38 @@ func (s *story) findingUnits(name check.Anomaly) []*unit {
 		}
 	}
 	return out
+}
+
+// drift tells how an account's balance in the ledger parts from its
+// charges, over the whole run: "acct-1 holds 9,976.00, where its opening
+// balance minus its 2 charges leaves 9,988.00: 12.00 left it with no
+// charge row".
+func (s *story) drift(account string) string {
+	var want, held int64
+	start := "opening balance"
+	for _, a := range s.rec.Obs.Ledger.Accounts {
+		if a.ID == account {
+			want, held = a.Opening+a.Credited, a.Balance
+			if a.Credited > 0 {
+				start += " and top-ups"
+			}
+		}
+	}
+	n := 0
+	for _, c := range s.rec.Obs.Ledger.Charges {
+		if c.Account == account {
+			want -= c.Amount
+			n++
+		}
+	}
+	what := fmt.Sprintf("%s left it with no charge row", money(want-held))
+	if held > want {
+		what = fmt.Sprintf("a charge row for %s took no money", money(held-want))
+	}
+	charges := fmt.Sprintf("%d charges", n)
+	if n == 1 {
+		charges = "one charge"
+	}
+	return fmt.Sprintf("%s holds %s, where its %s minus its %s leave %s: %s", account, money(held), start,
+		charges, money(want), what)
 }

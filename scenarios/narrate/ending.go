@@ -56,6 +56,10 @@ func (r *renderer) balance() {
 	case n > 1:
 		r.say("%s: %d charges, which the checker allows: the key's retention had passed in between", head, n)
 		r.draw("Note over PG: %d charges, the key had expired in between", n)
+	case n == 1 && s.has(check.Balance) && s.mech.debitApart:
+		d := s.debits()
+		r.say("%s: one charge row, but the key's requests debited %s %s (%s)", head, o.account, times(d), money(int64(d)*o.amount))
+		r.draw("Note over PG: one charge row on %s, %s debited", o.account, times(d))
 	case n == 1:
 		r.say("%s: one charge%s", head, r.wellEnded())
 		r.draw("Note over PG: one charge on %s", o.account)
@@ -66,6 +70,18 @@ func (r *renderer) balance() {
 		r.say("%s, untouched: no charge%s", head, r.wellEnded())
 		r.draw("Note over PG: no charge on %s", o.account)
 	}
+}
+
+// debits counts the story's requests that reached the commit of their
+// charge: each debited the account, whatever became of its charge row.
+func (s *story) debits() int {
+	n := 0
+	for _, u := range s.units {
+		if u.find(pointStep, "before-commit") != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // subject is what the story is about: "key" or "request".
@@ -155,7 +171,10 @@ func (u *unit) outcomeWord() string {
 
 // times says how often: "twice", "3 times".
 func times(n int) string {
-	if n == 2 {
+	switch n {
+	case 1:
+		return "once"
+	case 2:
 		return "twice"
 	}
 	return fmt.Sprintf("%d times", n)

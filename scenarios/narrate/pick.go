@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/check"
 	"github.com/idemchaos/idemchaos/sim/history"
 )
 
@@ -22,9 +23,12 @@ func pick(rec scenarios.Record, res scenarios.Result) (string, []int) {
 	}
 	best, key := -1, ""
 	for _, f := range res.Findings {
-		op := findingOp(rec, f.Key, f.Attempts, opOf)
+		op := findingOp(rec, f, opOf)
 		if op >= 0 && (best < 0 || op < best) {
 			best, key = op, f.Key
+			if f.Key == "" && len(f.Attempts) == 0 {
+				key = opKey(rec, op) // an account's finding: the story of the op's key
+			}
 		}
 	}
 	if best < 0 {
@@ -39,17 +43,26 @@ func pick(rec scenarios.Record, res scenarios.Result) (string, []int) {
 	return key, opsWithKey(rec, key)
 }
 
-// findingOp is the first op a finding names, or -1.
-func findingOp(rec scenarios.Record, key string, ids []string, opOf map[string]int) int {
-	if key != "" {
-		for _, op := range rec.Plan.Ops {
-			if op.Key == key {
-				return op.ID
-			}
+// opKey is the key of plan op id.
+func opKey(rec scenarios.Record, id int) string {
+	for _, op := range rec.Plan.Ops {
+		if op.ID == id {
+			return op.Key
+		}
+	}
+	return ""
+}
+
+// findingOp is the first op a finding names, or -1. A finding about an
+// account alone (balance) names the first op charging it.
+func findingOp(rec scenarios.Record, f check.Finding, opOf map[string]int) int {
+	for _, op := range rec.Plan.Ops {
+		if f.Key != "" && op.Key == f.Key || f.Key == "" && len(f.Attempts) == 0 && f.Account != "" && op.Account == f.Account {
+			return op.ID
 		}
 	}
 	best := -1
-	for _, id := range ids {
+	for _, id := range f.Attempts {
 		if op, ok := opOf[baseID(id)]; ok && (best < 0 || op < best) {
 			best = op
 		}

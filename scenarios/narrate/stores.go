@@ -29,6 +29,9 @@ type mechanism struct {
 	keepsFirst bool
 	// standby: the check reads the hot standby, which may be behind.
 	standby bool
+	// debitApart: the debit committed in a transaction before the one
+	// about to commit.
+	debitApart bool
 }
 
 var (
@@ -44,18 +47,19 @@ var (
 
 // stepWords are the words of each step a strategy may take.
 var stepWords = map[design.Step]pointWords{
-	design.MemoryClaim:        memClaim,
-	design.MemoryStore:        memStore,
-	design.RedisGet:           redisGet,
-	design.RedisSetNX:         redisNX,
-	design.RedisGuard:         {"%[1]s claims key %[2]s in Redis (SET NX) for %[3]s", redisID, "SET NX key", "OK, claimed"},
-	design.RedisStore:         redisSet,
-	design.PostgresRead:       pgRead,
-	design.StandbyRead:        {"%[1]s reads key %[2]s on the Postgres hot standby: absent (%[3]s)", postgresID, "SELECT key on the standby", "absent"},
-	design.PostgresLock:       pgLock,
-	design.PostgresInProgress: {"%[1]s commits key %[2]s as in progress in Postgres, in a first transaction: it was new (%[3]s)", postgresID, "INSERT key in progress", "inserted"},
-	design.PostgresInsert:     {"%[1]s inserts key %[2]s in Postgres, in the charge's transaction: it was new (%[3]s)", postgresID, "INSERT key", "inserted"},
-	design.PostgresStore:      pgStore,
+	design.MemoryClaim:         memClaim,
+	design.MemoryStore:         memStore,
+	design.RedisGet:            redisGet,
+	design.RedisSetNX:          redisNX,
+	design.RedisGuard:          {"%[1]s claims key %[2]s in Redis (SET NX) for %[3]s", redisID, "SET NX key", "OK, claimed"},
+	design.RedisStore:          redisSet,
+	design.PostgresRead:        pgRead,
+	design.StandbyRead:         {"%[1]s reads key %[2]s on the Postgres hot standby: absent (%[3]s)", postgresID, "SELECT key on the standby", "absent"},
+	design.PostgresLock:        pgLock,
+	design.PostgresSessionLock: {"%[1]s takes the lock on key %[2]s in Postgres, for %[3]s's connection", postgresID, "try lock key (session)", "locked"},
+	design.PostgresInProgress:  {"%[1]s commits key %[2]s as in progress in Postgres, in a first transaction: it was new (%[3]s)", postgresID, "INSERT key in progress", "inserted"},
+	design.PostgresInsert:      {"%[1]s inserts key %[2]s in Postgres, in the charge's transaction: it was new (%[3]s)", postgresID, "INSERT key", "inserted"},
+	design.PostgresStore:       pgStore,
 	design.PostgresStoreAfter: {"%[1]s writes key %[2]s with %[3]s's response (%[4]s) in Postgres, after the charge, in the same transaction (ON CONFLICT DO NOTHING)",
 		postgresID, "INSERT key, response", ""},
 }
@@ -76,5 +80,6 @@ func mechanismOf(strategy string) mechanism {
 	}
 	return mechanism{check: stepWords[info.Steps.Check], claim: stepWords[info.Steps.Claim],
 		store: stepWords[info.Steps.Store], usesRedis: info.Redis,
-		keepsFirst: info.Steps.Store == design.PostgresStoreAfter, standby: info.Steps.Check == design.StandbyRead}
+		keepsFirst: info.Steps.Store == design.PostgresStoreAfter, standby: info.Steps.Check == design.StandbyRead,
+		debitApart: info.Steps.Debit == design.PostgresDebitApart}
 }

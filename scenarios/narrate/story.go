@@ -130,6 +130,9 @@ func (s *story) collectFindings() {
 }
 
 func (s *story) about(f check.Finding) bool {
+	if f.Anomaly == check.Balance && f.Key == "" && len(s.ops) > 0 {
+		return f.Account == s.ops[0].account // about the account the story charges
+	}
 	if s.key != "" {
 		return f.Key == s.key
 	}

@@ -65,8 +65,7 @@ func (r *renderer) point(st *step) {
 	case "after-claim":
 		r.words(u, r.s.mech.claim, "")
 	case "before-commit":
-		r.say("%s's Postgres transaction debits %s from %s and is about to commit", u.request(), money(a.Amount), a.Account)
-		r.draw("%s->>PG: debit %s on %s (%s)", u.rid(), money(a.Amount), a.Account, u.short())
+		r.debit(u, a)
 	case "after-commit":
 		c := r.s.charge(r.s.chargeOf(a))
 		r.say("Postgres commits %s (%s on %s) for %s", c, money(a.Amount), a.Account, u.request())
@@ -80,6 +79,20 @@ func (r *renderer) point(st *step) {
 	if st.hold {
 		r.hold(u)
 	}
+}
+
+// debit tells the money leaving the account as a request's transaction is
+// about to commit: in that transaction, or committed already in a first one.
+func (r *renderer) debit(u *unit, a history.Attempt) {
+	if r.s.mech.debitApart {
+		r.say("%s debited %s from %s in a first transaction, committed already; its charge row and key are about to "+
+			"commit in a second", u.request(), money(a.Amount), a.Account)
+		r.draw("%s->>PG: debit %s on %s, committed (%s)", u.rid(), money(a.Amount), a.Account, u.short())
+		r.draw("%s->>PG: charge row, key (%s)", u.rid(), u.short())
+		return
+	}
+	r.say("%s's Postgres transaction debits %s from %s and is about to commit", u.request(), money(a.Amount), a.Account)
+	r.draw("%s->>PG: debit %s on %s (%s)", u.rid(), money(a.Amount), a.Account, u.short())
 }
 
 // words tells a strategy's own step at a failpoint.

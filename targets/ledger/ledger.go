@@ -129,6 +129,40 @@ func Charge(ctx context.Context, q Querier, d Debit) (api.Charge, error) {
 		Currency: r.Currency, Balance: balance}, nil
 }
 
+// Take debits the account, on q, and returns the balance left. Alone it is
+// half a charge: Record writes the other half, and the two belong in one
+// transaction (Charge does both in one statement; pg-split-debit commits
+// them apart, on purpose). It returns ErrInsufficientFunds or
+// ErrUnknownAccount for business refusals.
+func Take(ctx context.Context, q Querier, r api.ChargeRequest) (balance int64, err error) {
+	err = q.QueryRow(ctx,
+		`UPDATE accounts SET balance = balance - $2 WHERE id = $1 AND currency = $3 AND balance >= $2 RETURNING balance`,
+		r.Account, r.Amount, r.Currency).Scan(&balance)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, refusal(ctx, q, r.Account)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("debit %s: %w", r.Account, err)
+	}
+	return balance, nil
+}
+
+// Record writes the charge row of a debit Take made, on q; balance is what
+// Take left.
+func Record(ctx context.Context, q Querier, d Debit, balance int64) (api.Charge, error) {
+	r := d.Request
+	var seq int64
+	err := q.QueryRow(ctx,
+		`INSERT INTO charges (account, amount, currency, idempotency_key, attempt_id, replica)
+		 VALUES ($1, $2, $3, NULLIF($4, ''), NULLIF($5, ''), $6) RETURNING seq`,
+		r.Account, r.Amount, r.Currency, d.Key, d.AttemptID, d.Replica).Scan(&seq)
+	if err != nil {
+		return api.Charge{}, fmt.Errorf("record charge: %w", err)
+	}
+	return api.Charge{ID: ChargeID(seq), Account: r.Account, Amount: r.Amount,
+		Currency: r.Currency, Balance: balance}, nil
+}
+
 // refusal tells an unknown account from one without enough money.
 func refusal(ctx context.Context, q Querier, account string) error {
 	var n int

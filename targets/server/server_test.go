@@ -18,11 +18,11 @@ var pay = api.ChargeRequest{Account: "acct-1", Amount: 1250, Currency: "EUR"}
 
 // idempotent are the strategies with a key layer.
 var idempotent = []string{"memory", "redis-getset", "redis-setnx", "redis-sticky", "redis-cache-errors",
-	"pg-split-tx", "pg-nofingerprint", "pg-blocking-claim", "pg-success-only", "pg-tx", "redis-pg-guard"}
+	"pg-split-tx", "pg-nofingerprint", "pg-blocking-claim", "pg-success-only", "pg-split-debit", "pg-tx", "redis-pg-guard"}
 
 // fingerprinted are those that also refuse a key reused with another payload.
 var fingerprinted = []string{"memory", "redis-getset", "redis-setnx", "redis-sticky", "redis-cache-errors",
-	"pg-split-tx", "pg-blocking-claim", "pg-success-only", "pg-tx", "redis-pg-guard"}
+	"pg-split-tx", "pg-blocking-claim", "pg-success-only", "pg-split-debit", "pg-tx", "redis-pg-guard"}
 
 func TestChargeDebitsAndAnswers201(t *testing.T) {
 	for _, name := range design.Names() {

@@ -22,6 +22,7 @@ var builders = map[string]func(Deps) Strategy{
 	"pg-success-only":    func(d Deps) Strategy { return pgTx{deps: d, fingerprint: true, successOnly: true} },
 	"pg-async-commit":    func(d Deps) Strategy { return pgTx{deps: d, fingerprint: true, asyncCommit: true} },
 	"pg-standby-read":    newPgStandbyRead,
+	"pg-split-debit":     newPgSplitDebit,
 	"pg-tx":              func(d Deps) Strategy { return pgTx{deps: d, fingerprint: true} },
 	"redis-pg-guard":     func(d Deps) Strategy { return redisPgGuard{d} },
 }

@@ -85,7 +85,16 @@ func (d Deps) withDefaults() Deps {
 // 201 with the charge, 402/404 for business refusals. An error means the
 // outcome is a failure (5xx) and nothing must be stored.
 func charge(ctx context.Context, q ledger.Querier, r Request) (Response, error) {
-	c, err := ledger.Charge(ctx, q, ledger.Debit{Request: r.Body, Key: r.Key, AttemptID: r.AttemptID, Replica: r.Replica})
+	c, err := ledger.Charge(ctx, q, debitOf(r))
+	return chargeAnswer(c, err, r)
+}
+
+func debitOf(r Request) ledger.Debit {
+	return ledger.Debit{Request: r.Body, Key: r.Key, AttemptID: r.AttemptID, Replica: r.Replica}
+}
+
+// chargeAnswer turns a ledger outcome into a response, as charge does.
+func chargeAnswer(c api.Charge, err error, r Request) (Response, error) {
 	switch {
 	case errors.Is(err, ledger.ErrInsufficientFunds):
 		return Failure(http.StatusPaymentRequired, api.CodeInsufficientFunds, "insufficient funds"), nil

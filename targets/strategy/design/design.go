@@ -39,9 +39,10 @@ const (
 )
 
 // Steps are what a strategy does with a key at the failpoints it passes:
-// after-check (Check), after-claim (Claim) and before-store-response (Store).
+// after-check (Check), after-claim (Claim), before-store-response (Store)
+// and before-commit (Debit: None is a debit in the transaction committing).
 type Steps struct {
-	Check, Claim, Store Step
+	Check, Claim, Store, Debit Step
 }
 
 // Step is one thing a strategy does with a key.
@@ -49,20 +50,22 @@ type Step string
 
 // The steps of the built-in strategies.
 const (
-	None               Step = ""                     // nothing worth telling
-	MemoryClaim        Step = "memory-claim"         // claims the key in the replica's memory
-	MemoryStore        Step = "memory-store"         // keeps the response in the replica's memory
-	RedisGet           Step = "redis-get"            // reads the key from Redis: absent
-	RedisSetNX         Step = "redis-set-nx"         // claims the key in Redis with SET NX: it was free
-	RedisGuard         Step = "redis-guard"          // claims the key in Redis with SET NX, for the fast 409 path only
-	RedisStore         Step = "redis-store"          // stores the response in Redis
-	PostgresRead       Step = "postgres-read"        // reads the key in Postgres: absent
-	StandbyRead        Step = "standby-read"         // reads the key on the hot standby: absent
-	PostgresLock       Step = "postgres-lock"        // takes the key's lock in Postgres, in the charge's transaction
-	PostgresInProgress Step = "postgres-in-progress" // commits the key as in progress, in a first transaction
-	PostgresInsert     Step = "postgres-insert"      // inserts the key in Postgres, in the charge's transaction
-	PostgresStore      Step = "postgres-store"       // stores the response with the key, in the same transaction
-	PostgresStoreAfter Step = "postgres-store-after" // writes the key row with the response after the charge, ON CONFLICT DO NOTHING
+	None                Step = ""                      // nothing worth telling
+	MemoryClaim         Step = "memory-claim"          // claims the key in the replica's memory
+	MemoryStore         Step = "memory-store"          // keeps the response in the replica's memory
+	RedisGet            Step = "redis-get"             // reads the key from Redis: absent
+	RedisSetNX          Step = "redis-set-nx"          // claims the key in Redis with SET NX: it was free
+	RedisGuard          Step = "redis-guard"           // claims the key in Redis with SET NX, for the fast 409 path only
+	RedisStore          Step = "redis-store"           // stores the response in Redis
+	PostgresRead        Step = "postgres-read"         // reads the key in Postgres: absent
+	StandbyRead         Step = "standby-read"          // reads the key on the hot standby: absent
+	PostgresLock        Step = "postgres-lock"         // takes the key's lock in Postgres, in the charge's transaction
+	PostgresSessionLock Step = "postgres-session-lock" // takes the key's lock in Postgres, for the connection's session
+	PostgresInProgress  Step = "postgres-in-progress"  // commits the key as in progress, in a first transaction
+	PostgresInsert      Step = "postgres-insert"       // inserts the key in Postgres, in the charge's transaction
+	PostgresStore       Step = "postgres-store"        // stores the response with the key, in the same transaction
+	PostgresStoreAfter  Step = "postgres-store-after"  // writes the key row with the response after the charge, ON CONFLICT DO NOTHING
+	PostgresDebitApart  Step = "postgres-debit-apart"  // debited the account in a first transaction, already committed
 )
 
 var catalog = []Info{
@@ -100,6 +103,9 @@ var catalog = []Info{
 	{Name: "pg-async-commit", Mechanism: "as pg-tx, with SET LOCAL synchronous_commit = off in the transaction",
 		Flaw:       "COMMIT returns before its WAL is written: a crash of the primary right after loses the key row and the charge the client was told of",
 		ReplayFrom: ReplayPostgres, Steps: Steps{Check: PostgresRead, Claim: PostgresLock, Store: PostgresStore}},
+	{Name: "pg-split-debit", Mechanism: "as pg-tx, but the debit commits in a first transaction and the charge row, the key and the response in a second (the wallet's Debit and the charges' Record each open their own), under a session lock on the key",
+		Flaw:       "a failure of the second transaction rolls back the charge row and the key, not the money: the balance drifts from the charges, and the retry debits again",
+		ReplayFrom: ReplayPostgres, Steps: Steps{Check: PostgresRead, Claim: PostgresSessionLock, Store: PostgresStore, Debit: PostgresDebitApart}},
 	{Name: "pg-tx", Mechanism: "one Postgres transaction: non-blocking claim, INSERT key, charge, store response; fingerprint checked",
 		ReplayFrom: ReplayPostgres, Steps: Steps{Check: PostgresRead, Claim: PostgresLock, Store: PostgresStore}},
 	{Name: "redis-pg-guard", Mechanism: "Redis SET NX claim for the fast 409 path; the key row in Postgres, in the charge's transaction, is the truth",

@@ -148,6 +148,29 @@ func (f *fixture) charges(ctx context.Context) int {
 	return n
 }
 
+// drift is how far the account's balance is from its opening balance plus
+// its top-ups minus its ledger charges: money moved without a charge row
+// (positive), or a row without the money (negative).
+func (f *fixture) drift(ctx context.Context) int64 {
+	f.t.Helper()
+	snap, err := ledger.Read(ctx, f.deps.Pool)
+	if err != nil {
+		f.t.Fatalf("read ledger: %v", err)
+	}
+	var want int64
+	for _, a := range snap.Accounts {
+		if a.ID == account {
+			want = a.Opening + a.Credited - a.Balance
+		}
+	}
+	for _, c := range snap.Charges {
+		if c.Account == account {
+			want -= c.Amount
+		}
+	}
+	return want
+}
+
 // show prints a response for a violation message.
 func show(r strategy.Response) string {
 	return fmt.Sprintf("%d %s (replayed=%v)", r.Status, r.Body, r.Replayed)

@@ -15,7 +15,8 @@ import (
 // storeErrorCase (d): Postgres fails under one request. The answer is 503,
 // nothing is charged, nothing is cached and the key is released: a retry of
 // the same key executes and charges once (or replays a 2xx), and is never
-// answered with the cached 5xx nor with 409.
+// answered with the cached 5xx nor with 409. The account agrees with its
+// charges throughout: the rolled-back charge took no money.
 //
 // The fault is real and deterministic: at before-commit (the charge is
 // written, its transaction still open) a second connection terminates A's
@@ -36,6 +37,7 @@ func storeErrorCase(ctx context.Context, fx *fixture) violations {
 		v.add("A, whose Postgres connection died before commit, got %s; want 503", show(a))
 	}
 	v.charged(fx.charges(ctx), 0)
+	v.balanced(fx.drift(ctx))
 	retry := fx.send(ctx, st, 0, "B", pay)
 	switch {
 	case retry.Status >= 500:

@@ -36,3 +36,10 @@ func (v *violations) charged(got, want int) {
 		v.add("%d ledger charges for the key; want %d", got, want)
 	}
 }
+
+// balanced wants the account to agree with its charges.
+func (v *violations) balanced(drift int64) {
+	if drift != 0 {
+		v.add("the balance is %d off its opening balance minus its charges: money moved without its charge row", drift)
+	}
+}

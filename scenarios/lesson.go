@@ -1,0 +1,62 @@
+package scenarios
+
+import "slices"
+
+// A hidden-retry lesson is a demo of a client library re-sending a call
+// behind its caller's back (DESIGN.md section 6): not an anomaly class of
+// the checker, which sees only what such a re-send leaves in the stores,
+// but a trap every team using the library meets.
+
+// HiddenLesson names one hidden-retry lesson and what the room sees.
+type HiddenLesson struct {
+	Name, Shows string
+}
+
+// The hidden-retry lessons.
+const (
+	LessonGoRedisRetry = "go-redis-retry"
+	LessonGoHTTPResend = "go-http-resend"
+)
+
+var hiddenLessons = []HiddenLesson{
+	{LessonGoRedisRetry, "go-redis's default MaxRetries re-sends a SET NX whose reply was lost after Redis applied it: " +
+		"the client that set the key gets false, nil, a key poisoned by itself"},
+	{LessonGoHTTPResend, "Go's net/http Transport re-sends a POST carrying an Idempotency-Key when its reused " +
+		"connection dies before any response byte: a second attempt the application never sent, charged again " +
+		"without a key layer"},
+}
+
+// HiddenLessons lists the hidden-retry lessons.
+func HiddenLessons() []HiddenLesson { return slices.Clone(hiddenLessons) }
+
+// IsHiddenLesson reports whether name is a hidden-retry lesson.
+func IsHiddenLesson(name string) bool {
+	return slices.ContainsFunc(hiddenLessons, func(l HiddenLesson) bool { return l.Name == name })
+}
+
+// RedisRetry is what one SET NX of the go-redis lesson observed, on the
+// wire, in Redis and at the caller.
+type RedisRetry struct {
+	MaxRetries int    `json:"max_retries"` // as set on the client (0: the library's default, 3)
+	Applied    bool   `json:"applied"`     // Redis held the caller's token while its reply was held back
+	Sets       int    `json:"sets"`        // SET commands the client put on the wire for the one call
+	Dials      int    `json:"dials"`       // connections the client opened during the call
+	Got        bool   `json:"got"`         // SET NX's result as the caller saw it
+	Err        string `json:"err"`         // the call's error, "" for nil
+	Holder     string `json:"holder"`      // whose token Redis holds afterwards: "the caller", or "nobody"
+}
+
+// HTTPResend is what one keyed POST of the net/http lesson observed: the
+// application's one call, the transport's writes, the server's log, the
+// ledger.
+type HTTPResend struct {
+	Strategy  string `json:"strategy"`
+	Reused    bool   `json:"reused"`     // the POST went out on a reused keep-alive connection
+	Writes    int    `json:"writes"`     // times the transport wrote the request (httptrace WroteRequest)
+	ServerSaw int    `json:"server_saw"` // log entries of the attempt on the server
+	Hidden    int    `json:"hidden"`     // attempts the harness's merge marked as hidden re-sends
+	Charges   int    `json:"charges"`    // ledger charges for the key
+	Status    int    `json:"status"`     // what the application got (0: an error)
+	Replayed  bool   `json:"replayed"`   // the answer the application got was a replay
+	Err       string `json:"err"`
+}
