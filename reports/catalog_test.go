@@ -9,19 +9,24 @@ import (
 
 // TestOwnServiceLineSaysWhatEachNeeds: idemchaos list's line for a user's
 // service names what runs with no help, with proxies and declared TTLs, and
-// with the failpoint protocol, and leaves no scenario out.
+// with the failpoint protocol, and leaves no scenario out: those that need
+// idemchaos's own replicated Postgres, and only those, never run.
 func TestOwnServiceLineSaysWhatEachNeeds(t *testing.T) {
 	line := ownService()
 	help := strings.Index(line, "with store proxies")
 	protocol := strings.Index(line, "with the failpoint protocol (--failpoints")
-	if !strings.HasPrefix(line, "runs concurrent-duplicates") || help < 0 || protocol < help || strings.Contains(line, "never") {
+	never := strings.Index(line, "; never: ")
+	if !strings.HasPrefix(line, "runs concurrent-duplicates") || help < 0 || protocol < help || never >= 0 && never < protocol {
 		t.Fatalf("line %q", line)
 	}
-	for _, name := range scenarios.Names() {
+	for _, sc := range scenarios.Catalog() {
+		name := sc.Name
 		at := strings.Index(line, name)
 		switch {
 		case at < 0:
 			t.Errorf("%s missing from %q", name, line)
+		case sc.Replicated != (never >= 0 && at > never):
+			t.Errorf("%s: listed under never: %v, runs on the replicated Postgres: %v", name, at > never, sc.Replicated)
 		case name == "forced-race":
 			if at < protocol {
 				t.Errorf("%s listed before the failpoint protocol", name)

@@ -53,6 +53,10 @@ var (
 		Seen: afterKeyTTL}
 	exDeclined = Exercise{What: "a declined key sent again and answered",
 		Seen: declinedRetried}
+	exStandbyBehind = Exercise{What: "a retry of a completed key while the standby was behind",
+		Seen: func(o Observation) bool { return assumeStandbyBehind(o) == nil }}
+	exCrashLost = Exercise{What: "a crash right after a commit lost what was committed asynchronously",
+		Seen: func(o Observation) bool { return o.Replication != nil && o.Replication.CanariesLost > 0 }}
 )
 
 // overlapped: two same-key requests were in flight together.
