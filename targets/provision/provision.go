@@ -88,6 +88,7 @@ type part struct {
 	pid  int          // process id (and process group id); 0 for containers
 	dir  string       // temp dir to remove; "" for containers
 	stop func() error // stops the process or container and removes dir
+	proc *proc        // the local process; nil for containers
 }
 
 // Start provisions Redis, then Postgres. On any failure everything already
