@@ -14,7 +14,8 @@ func TestOwnServiceLineSaysWhatEachNeeds(t *testing.T) {
 	line := ownService()
 	help := strings.Index(line, "with store proxies")
 	protocol := strings.Index(line, "with the failpoint protocol (--failpoints")
-	if !strings.HasPrefix(line, "runs concurrent-duplicates") || help < 0 || protocol < help || strings.Contains(line, "never") {
+	builtin := strings.Index(line, "; built-in strategies only")
+	if !strings.HasPrefix(line, "runs concurrent-duplicates") || help < 0 || protocol < help || builtin < protocol {
 		t.Fatalf("line %q", line)
 	}
 	for _, name := range scenarios.Names() {
@@ -22,6 +23,10 @@ func TestOwnServiceLineSaysWhatEachNeeds(t *testing.T) {
 		switch {
 		case at < 0:
 			t.Errorf("%s missing from %q", name, line)
+		case name == "redis-failover":
+			if at < builtin {
+				t.Errorf("%s not listed as built-in only", name)
+			}
 		case name == "forced-race":
 			if at < protocol {
 				t.Errorf("%s listed before the failpoint protocol", name)

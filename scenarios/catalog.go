@@ -52,6 +52,10 @@ type Scenario struct {
 	// service's own charge instead (measured first: Timing), if the charge
 	// is slow enough.
 	Outlast bool `json:"-"`
+	// Failover says the run's Redis is a replicated topology (a primary,
+	// a replica through a proxy, Sentinels), which the plan's store events
+	// act on; built-in targets only.
+	Failover bool `json:"-"`
 }
 
 // Catalog lists the scenarios in a stable order.

@@ -38,6 +38,9 @@ type Observation struct {
 	// bound, so late charges may be missing from the ground truth.
 	Settled   time.Duration `json:"settled_ns,omitempty"`
 	Unsettled bool          `json:"unsettled,omitempty"`
+	// Failover is what the store events did (a replicated Redis); nil
+	// for a run without them.
+	Failover *FailoverSeen `json:"failover,omitempty"`
 }
 
 // Event is a request reaching a failpoint inside the target.

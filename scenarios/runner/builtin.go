@@ -24,6 +24,7 @@ type Env struct {
 	PostgresDSN string // a database the Builtin owns: it is migrated and emptied per cell
 	RedisURL    string
 	Toxiproxy   *fault.Toxiproxy
+	TempDir     string // base of a replicated Redis's dirs; "" = os.TempDir()
 }
 
 // Builtin deploys the built-in strategies, one cell after another, on one
@@ -112,10 +113,17 @@ func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	if err != nil {
 		return obs, 0, err
 	}
+	var fo *failoverRun
+	if sc.Failover {
+		if fo, err = r.startFailover(ctx, prefix); err != nil {
+			return obs, 0, err
+		}
+		defer fo.close()
+	}
 	t0 := time.Now()
 	since := func() time.Duration { return time.Since(t0) }
 	d, err := r.deploy(ctx, deploySpec{Strategy: c.Strategy, Replicas: c.Replicas, Prefix: prefix, Profile: c.Profile,
-		ClaimTTL: c.ClaimTTL, KeyTTL: c.KeyTTL, Gate: sc.Gate, Since: since})
+		ClaimTTL: c.ClaimTTL, KeyTTL: c.KeyTTL, Gate: sc.Gate, Since: since, Sentinel: fo.sentinel()})
 	if err != nil {
 		return obs, 0, err
 	}
@@ -124,7 +132,7 @@ func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 		return obs, 0, err
 	}
 	cl := client.New(client.Config{Routes: d.route, Seed: c.Seed, Since: since, Policy: sc.Policy})
-	attempts, topUps := runStages(ctx, cl, plan, r.fund, since)
+	attempts, topUps := runStages(ctx, cl, plan, r.fund, fo.events(since), since)
 	var probes []history.Attempt
 	probes, obs.History.Quiesced, err = afterTraffic(ctx, cl, sc, plan, attempts, d.heal, since, c.ClaimTTL)
 	attempts = append(attempts, probes...)
@@ -141,7 +149,8 @@ func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	if d.gate != nil {
 		obs.GateHeld, _ = d.gate.Stats()
 	}
-	obs.Ledger, err = GroundTruth(ctx, r.pool, r.redis, facts.TwoStores, prefix)
+	obs.Failover = fo.observed()
+	obs.Ledger, err = GroundTruth(ctx, r.pool, fo.truthOr(r.redis), facts.TwoStores, prefix)
 	obs.History.End = since() // after the reads: a record missing then may have expired by then
 	obs.Ledger.RowsAtStart = rows
 	return obs, hidden, err

@@ -42,6 +42,7 @@ type deploySpec struct {
 	KeyTTL   time.Duration
 	Gate     *scenarios.GateSpec
 	Since    func() time.Duration
+	Sentinel *SentinelSpec // set: the replicas find Redis through Sentinel
 }
 
 func (r *Builtin) deploy(ctx context.Context, s deploySpec) (*deployment, error) {
@@ -98,7 +99,8 @@ func (r *Builtin) link(name, upstream string) (*fault.Link, error) {
 func (r *Builtin) addReplica(ctx context.Context, d *deployment, s deploySpec, i int) error {
 	rep, err := StartReplica(ctx, ReplicaSpec{Strategy: s.Strategy, Index: i, Prefix: s.Prefix, Profile: s.Profile,
 		ClaimTTL: s.ClaimTTL, KeyTTL: s.KeyTTL, Since: s.Since, Failpoints: d.failpoints,
-		PostgresDSN: r.env.PostgresDSN, RedisURL: r.env.RedisURL, PgAddr: d.pgLink.Listen, RedisAddr: d.redisLink.Listen})
+		PostgresDSN: r.env.PostgresDSN, RedisURL: r.env.RedisURL, PgAddr: d.pgLink.Listen, RedisAddr: d.redisLink.Listen,
+		Sentinel: s.Sentinel})
 	if err != nil {
 		return err
 	}

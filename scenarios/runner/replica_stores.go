@@ -55,6 +55,9 @@ func pgConfig(s ReplicaSpec) (*pgxpool.Config, error) {
 
 // redisClient opens the replica's own Redis client.
 func redisClient(s ReplicaSpec) (*redis.Client, error) {
+	if s.Sentinel != nil {
+		return redis.NewFailoverClient(failoverOptions(s.Sentinel, cmp.Or(s.RedisConns, redisConnsPerReplica))), nil
+	}
 	opts, err := redisOptions(s)
 	if err != nil {
 		return nil, err
