@@ -18,13 +18,22 @@ import (
 )
 
 // TestInterruptLeavesNothingBehind sends Ctrl-C while the CLI provisions its
-// own stores and while a matrix runs: it must exit 130 and leave no process,
-// listening port or data directory behind.
+// own stores, while a matrix runs, while a replicated Redis starts and
+// between failover cells (the next topology starting, or one failing
+// over): it must exit 130 and leave no process, listening port or data
+// directory behind.
 func TestInterruptLeavesNothingBehind(t *testing.T) {
-	for name, when := range map[string]string{"during-initdb": "initdb ", "mid-matrix": "] "} {
+	plain := []string{"--strategies", "pg-tx", "--scenarios", "dropped-response", "--seeds", "50"}
+	failover := []string{"--strategies", "redis-setnx", "--scenarios", "redis-failover", "--seeds", "50"}
+	for name, c := range map[string]struct {
+		when string
+		args []string
+	}{"during-initdb": {"initdb ", plain}, "mid-matrix": {"] ", plain},
+		"topology-start": {"starting redis topology ", failover}, "mid-failovers": {"] ", failover}} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			p := startCLI(t, traversableTempDir(t), "matrix", "--no-docker", "--strategies", "pg-tx", "--scenarios", "dropped-response", "--seeds", "50")
+			when := c.when
+			p := startCLI(t, traversableTempDir(t), append([]string{"matrix", "--no-docker"}, c.args...)...)
 			if !p.stderr.waitFor(when, 60*time.Second, p.done) {
 				t.Fatalf("no %q on stderr within 60s:\n%s", when, p.stderr.text())
 			}
@@ -280,10 +289,26 @@ func processesMentioning(s string) []string {
 // startedOn matches the line the CLI logs when it starts a store.
 var startedOn = regexp.MustCompile(`starting (?:redis|postgres) [^\n]*?on 127\.0\.0\.1:(\d+)`)
 
+// topologyOn matches the line the CLI logs when it starts a replicated
+// Redis, and each address in it.
+var (
+	topologyOn = regexp.MustCompile(`starting redis topology on 127\.0\.0\.1: [^\n]*`)
+	addrIn     = regexp.MustCompile(`\b(\d{2,5})\b`)
+)
+
 // ports lists the ports of the stores the CLI started (not those it was given).
 func (p *cliProc) ports() []int {
 	var out []int
-	for _, m := range startedOn.FindAllStringSubmatch(p.stderr.text(), -1) {
+	text := p.stderr.text()
+	for _, line := range topologyOn.FindAllString(text, -1) {
+		_, ports, _ := strings.Cut(line, ": ")
+		for _, m := range addrIn.FindAllStringSubmatch(ports, -1) {
+			if n, err := strconv.Atoi(m[1]); err == nil {
+				out = append(out, n)
+			}
+		}
+	}
+	for _, m := range startedOn.FindAllStringSubmatch(topologyOn.ReplaceAllString(text, ""), -1) {
 		if n, err := strconv.Atoi(m[1]); err == nil {
 			out = append(out, n)
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/idemchaos/idemchaos/scenarios"
@@ -24,7 +25,8 @@ type Env struct {
 	PostgresDSN string // a database the Builtin owns: it is migrated and emptied per cell
 	RedisURL    string
 	Toxiproxy   *fault.Toxiproxy
-	TempDir     string // base of a replicated Redis's dirs; "" = os.TempDir()
+	TempDir     string    // base of a replicated Redis's dirs; "" = os.TempDir()
+	Log         io.Writer // where a replicated Redis says what it starts; nil = nowhere
 }
 
 // Builtin deploys the built-in strategies, one cell after another, on one
@@ -55,13 +57,12 @@ func NewBuiltin(ctx context.Context, env Env) (*Builtin, error) {
 		pool.Close()
 		return nil, err
 	}
-	opts, err := redis.ParseURL(env.RedisURL)
+	rdb, err := controlClient(env.RedisURL, controlConns)
 	if err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("redis url: %w", err)
+		return nil, err
 	}
-	opts.MaxRetries, opts.PoolSize = -1, controlConns
-	return &Builtin{env: env, pool: pool, redis: redis.NewClient(opts), runID: newRunID()}, nil
+	return &Builtin{env: env, pool: pool, redis: rdb, runID: newRunID()}, nil
 }
 
 // controlConns sizes the Builtin's own pools (reset and ground truth), set

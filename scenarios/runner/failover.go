@@ -48,7 +48,7 @@ type failoverRun struct {
 // of this runner's.
 func (r *Builtin) startFailover(ctx context.Context, prefix string) (*failoverRun, error) {
 	f := &failoverRun{prefix: prefix}
-	topo, err := provision.StartRedisTopology(ctx, provision.TopologyConfig{TempDir: r.env.TempDir,
+	topo, err := provision.StartRedisTopology(ctx, provision.TopologyConfig{TempDir: r.env.TempDir, Log: r.env.Log,
 		Link: func(upstream string) (string, error) {
 			l, err := r.link("repl", upstream)
 			if err != nil {

@@ -90,6 +90,10 @@ func startTopology(ctx context.Context, st *starter, bin string, link func(strin
 		return nil, err
 	}
 	t := &RedisTopology{Primary: loopback(ports[0]), Replica: loopback(ports[1])}
+	for i := range topologySentinels {
+		t.Sentinels = append(t.Sentinels, loopback(ports[2+i]))
+	}
+	st.log.printf("starting redis topology on 127.0.0.1: primary %d, replica %d, sentinels %d %d %d ...", ports[0], ports[1], ports[2], ports[3], ports[4])
 	if err := t.start(ctx, st, bin, link, ports); err != nil {
 		return nil, errors.Join(err, t.Close())
 	}
@@ -114,9 +118,6 @@ func (t *RedisTopology) start(ctx context.Context, st *starter, bin string, link
 		return err
 	}
 	for i := range topologySentinels {
-		t.Sentinels = append(t.Sentinels, loopback(ports[2+i]))
-	}
-	for i := range topologySentinels {
 		conf := sentinelConf(t.Primary, t.Replica, t.Sentinels, i)
 		r := &localRedis{bin: bin, name: "redis-sentinel", conf: conf, args: []string{"--sentinel"}}
 		if err := t.node(ctx, st, r, ports[2+i]); err != nil {
@@ -138,14 +139,13 @@ func (t *RedisTopology) node(ctx context.Context, st *starter, r *localRedis, po
 	if err != nil {
 		return err
 	}
-	r.dir, r.log = dir, st.log
+	r.dir = dir // r.log stays quiet: the topology's one line says what starts
 	if r.conf != "" {
 		if r.conf, err = writeConf(dir, r.conf); err != nil {
 			os.RemoveAll(dir)
 			return err
 		}
 	}
-	st.log.printf("starting %s on 127.0.0.1:%d (dir %s) ...", r.name, port, dir)
 	_, p, err := r.serve(ctx, port)
 	if err != nil {
 		os.RemoveAll(dir)

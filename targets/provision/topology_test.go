@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -94,6 +95,13 @@ func TestTopologyFailoverLosesUnreplicatedWrite(t *testing.T) {
 	if err := primary.Set(ctx, "lost", "1", 0).Err(); err != nil {
 		t.Fatal(err)
 	}
+	sentinelURL := "redis://" + topo.Sentinels[0] + "/0?master_name=" + TopologyMaster + "&addr=" + topo.Sentinels[1]
+	if err := pingRedisURL(ctx, sentinelURL); err != nil {
+		t.Fatalf("a real Sentinel's URL: %v", err)
+	}
+	if err := pingRedisURL(ctx, "redis://"+topo.Sentinels[0]+"/0?master_name=nosuch"); err == nil || !strings.Contains(err.Error(), "redis sentinel at") {
+		t.Errorf("a master the Sentinels do not know: %v", err)
+	}
 	t1 := time.Now()
 	if err := topo.KillPrimary(); err != nil {
 		t.Fatal(err)
@@ -109,6 +117,15 @@ func TestTopologyFailoverLosesUnreplicatedWrite(t *testing.T) {
 	}
 	if n, err := promoted.Exists(ctx, "lost").Result(); err != nil || n != 0 {
 		t.Errorf("the promoted replica has the write made while the link was cut: %d, %v", n, err)
+	}
+	target, err := ParseRedisURL(sentinelURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	viaSentinel := redis.NewFailoverClient(target.Sentinel)
+	defer viaSentinel.Close()
+	if got, err := viaSentinel.Get(ctx, "kept").Result(); err != nil || got != "1" {
+		t.Errorf("through Sentinel after the failover: %q, %v", got, err)
 	}
 	if err := topo.Close(); err != nil {
 		t.Fatal(err)
