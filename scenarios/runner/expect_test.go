@@ -25,13 +25,21 @@ func seedsUnderTest(t *testing.T) int {
 	return 3
 }
 
-// seedsOf: a failover scenario runs one seed here (a fresh topology and
-// a failover, ~1.6 s a cell): failover_test.go and make test-long run more.
-func seedsOf(scenario string, seeds int) int {
-	if sc, _ := scenarios.Lookup(scenario); sc.Failover && os.Getenv("IDEMCHAOS_TEST_SEEDS") == "" {
-		return 1
+// seedsOf: a failover scenario runs IDEMCHAOS_FAILOVER_SEEDS seeds here,
+// else one (a fresh topology and a failover: 2-3 s a cell);
+// make test-failover-long runs 20.
+func seedsOf(t *testing.T, scenario string, seeds int) int {
+	if sc, _ := scenarios.Lookup(scenario); !sc.Failover {
+		return seeds
 	}
-	return seeds
+	if v := os.Getenv("IDEMCHAOS_FAILOVER_SEEDS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("IDEMCHAOS_FAILOVER_SEEDS=%q", v)
+		}
+		return n
+	}
+	return 1
 }
 
 // TestEveryCellAsDeclared is the harness's own regression suite, in both
@@ -44,7 +52,7 @@ func TestEveryCellAsDeclared(t *testing.T) {
 			t.Parallel()
 			r := newRunner(t)
 			for _, sc := range scenarios.Names() {
-				for seed := 1; seed <= seedsOf(sc, seeds); seed++ {
+				for seed := 1; seed <= seedsOf(t, sc, seeds); seed++ {
 					res, _, err := runner.Run(context.Background(), r, scenarios.Cell{Strategy: st, Scenario: sc, Seed: uint64(seed), Profile: api.IETF}, "")
 					if err != nil {
 						t.Fatalf("%s seed %d: %v", sc, seed, err)

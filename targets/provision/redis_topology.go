@@ -169,13 +169,20 @@ func (t *RedisTopology) KillPrimary() error {
 	return nil
 }
 
-// Close stops every node, Sentinels first, and removes their dirs. It is
+// Close kills every node at once (SIGKILL: a throwaway topology has
+// nothing to save, and a SIGTERM each, one after another, costs more than
+// a run), waits until each is reaped and removes their dirs. It is
 // idempotent; a nil topology is a no-op.
 func (t *RedisTopology) Close() error {
 	if t == nil || t.closed {
 		return nil
 	}
 	t.closed = true
+	for _, p := range t.parts {
+		if !p.proc.exited() { // not reaped: the pid still names our group
+			_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+		}
+	}
 	var errs []error
 	for i := len(t.parts) - 1; i >= 0; i-- {
 		errs = append(errs, t.parts[i].stop())
