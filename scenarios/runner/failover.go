@@ -50,6 +50,10 @@ func (r *Builtin) startFailover(ctx context.Context, prefix string) (*failoverRu
 	f := &failoverRun{prefix: prefix}
 	topo, err := provision.StartRedisTopology(ctx, provision.TopologyConfig{TempDir: r.env.TempDir, Log: r.env.Log,
 		Link: func(upstream string) (string, error) {
+			if f.link != nil { // an earlier attempt's, on other ports
+				_ = f.link.Close()
+				f.link = nil
+			}
 			l, err := r.link("repl", upstream)
 			if err != nil {
 				return "", err

@@ -24,6 +24,10 @@
 // signal, and data directories left behind by a killed run are removed by
 // Sweep, which Start calls first.
 //
+// StartRedisTopology starts a replicated Redis the same way (local
+// binaries only, no Docker path): a primary, a replica replicating through
+// a link the caller makes (a Toxiproxy proxy), and three Sentinels.
+//
 // It is an internal part of idemchaos, not a stable API: it may change
 // between releases.
 package provision

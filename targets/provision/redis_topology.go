@@ -190,15 +190,6 @@ func (t *RedisTopology) Close() error {
 	return errors.Join(errs...)
 }
 
-// Pids are the process ids of every node, alive or not, in start order.
-func (t *RedisTopology) Pids() []int {
-	out := make([]int, len(t.parts))
-	for i, p := range t.parts {
-		out[i] = p.pid
-	}
-	return out
-}
-
 func loopback(port int) string { return "127.0.0.1:" + strconv.Itoa(port) }
 
 // freePorts returns n distinct loopback ports that were free a moment ago.
