@@ -8,7 +8,7 @@ SEEDS ?= 1
 FUZZTIME ?= 5s
 FUZZTIME_SERVERS ?= 10s
 
-.PHONY: matrix test check setup build fuzz test-services-long test-long conformance bench-compare matrix-stress
+.PHONY: matrix test check setup build fuzz test-services-long test-long test-failover-long conformance bench-compare matrix-stress
 
 matrix: setup
 	go run ./cmd/idemchaos matrix --seeds $(SEEDS)
@@ -27,6 +27,11 @@ test-services-long: setup
 test-long: setup
 	IDEMCHAOS_SERVICE_SEEDS=20 IDEMCHAOS_FAILPOINT_SEEDS=20 go test -count=1 -timeout 90m \
 		-run '^(TestService|TestTargetFailpoints)' -v ./cmd/idemchaos
+
+# redis-failover over 20 seeds for every strategy, beside every other cell
+# on 3 (make test runs it on one seed: a fresh topology and a failover a cell).
+test-failover-long: setup
+	IDEMCHAOS_FAILOVER_SEEDS=20 go test -count=1 -timeout 60m -run '^TestEveryCellAsDeclared$$' -v ./scenarios/runner
 
 # Every Go fuzz target (func FuzzX in a _test.go file): go test takes one
 # -fuzz target per run. Minimizing is capped (10 tries): with the whole

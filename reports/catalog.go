@@ -210,7 +210,7 @@ func ownService() string {
 	out := "runs " + strings.Join(groups[0], ", ")
 	labels := []string{"; with store proxies (--postgres-proxy, --redis-proxy), replica URLs, a short --claim-timeout or --key-ttl, or a top-up request (--topup-path) also ",
 		"; with the failpoint protocol (--failpoints, docs/failpoints.md) also ",
-		"; never: "}
+		"; built-in strategies only (replicated stores the harness starts, kills and crashes itself): "}
 	for i, l := range labels {
 		if len(groups[i+1]) > 0 {
 			out += l + strings.Join(groups[i+1], ", ")

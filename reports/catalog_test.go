@@ -10,13 +10,14 @@ import (
 // TestOwnServiceLineSaysWhatEachNeeds: idemchaos list's line for a user's
 // service names what runs with no help, with proxies and declared TTLs, and
 // with the failpoint protocol, and leaves no scenario out: those that need
-// idemchaos's own replicated Postgres, and only those, never run.
+// the replicated stores idemchaos starts itself, and only those, are
+// built-in only.
 func TestOwnServiceLineSaysWhatEachNeeds(t *testing.T) {
 	line := ownService()
 	help := strings.Index(line, "with store proxies")
 	protocol := strings.Index(line, "with the failpoint protocol (--failpoints")
-	never := strings.Index(line, "; never: ")
-	if !strings.HasPrefix(line, "runs concurrent-duplicates") || help < 0 || protocol < help || never >= 0 && never < protocol {
+	builtin := strings.Index(line, "; built-in strategies only")
+	if !strings.HasPrefix(line, "runs concurrent-duplicates") || help < 0 || protocol < help || builtin >= 0 && builtin < protocol {
 		t.Fatalf("line %q", line)
 	}
 	for _, sc := range scenarios.Catalog() {
@@ -25,8 +26,12 @@ func TestOwnServiceLineSaysWhatEachNeeds(t *testing.T) {
 		switch {
 		case at < 0:
 			t.Errorf("%s missing from %q", name, line)
-		case sc.Replicated != (never >= 0 && at > never):
-			t.Errorf("%s: listed under never: %v, runs on the replicated Postgres: %v", name, at > never, sc.Replicated)
+		case sc.Replicated || sc.Failover:
+			if builtin < 0 || at < builtin {
+				t.Errorf("%s not listed as built-in only", name)
+			}
+		case builtin >= 0 && at > builtin:
+			t.Errorf("%s listed as built-in only", name)
 		case name == "forced-race":
 			if at < protocol {
 				t.Errorf("%s listed before the failpoint protocol", name)

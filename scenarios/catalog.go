@@ -59,6 +59,10 @@ type Scenario struct {
 	// primary, and a hot standby streaming from it through a Toxiproxy
 	// link (its faults are api.ReplicationActions).
 	Replicated bool `json:"replicated,omitempty"`
+	// Failover says the run's Redis is a replicated topology (a primary,
+	// a replica through a proxy, Sentinels), which the plan's store events
+	// act on; built-in targets only.
+	Failover bool `json:"-"`
 }
 
 // Catalog lists the scenarios in a stable order.

@@ -28,6 +28,7 @@ var expected = map[string]map[string][]check.Anomaly{
 		"missing-key":              {check.StatusContract},
 		"key-expiry":               {check.DoubleCharge}, // the replay probes after the traffic charge again
 		"business-refusal":         {check.RefusalNotReplayed},
+		"redis-failover":           {check.DoubleCharge},
 		"retry-storm":              {check.DoubleCharge},
 		"pg-standby-lag":           {check.DoubleCharge},
 		"pg-async-commit-crash":    {check.DoubleCharge}, // the replay probes charge again
@@ -42,19 +43,23 @@ var expected = map[string]map[string][]check.Anomaly{
 		"slow-charge":              {check.DoubleCharge},
 		"client-timeout-retry":     {check.DoubleCharge},
 		"retry-storm":              {check.DoubleCharge},
+		"redis-failover":           {check.DoubleCharge}, // the claim or stored response died with the primary
 	},
 	"redis-setnx": {
 		"redis-fault-after-commit": {check.DoubleCharge, check.StoreDesync},
 		"slow-charge":              {check.DoubleCharge},
+		"redis-failover":           {check.DoubleCharge}, // the claim or stored response died with the primary
 	},
 	"redis-sticky": {
 		"db-fault-mid-request":     {check.StuckKey},
 		"redis-fault-after-commit": {check.StuckKey, check.StoreDesync},
+		"redis-failover":           {check.DoubleCharge}, // the claim or stored response died with the primary
 	},
 	"redis-cache-errors": {
 		"db-fault-mid-request":     {check.CachedError},
 		"redis-fault-after-commit": {check.DoubleCharge, check.StoreDesync},
 		"slow-charge":              {check.DoubleCharge},
+		"redis-failover":           {check.DoubleCharge}, // the claim or stored response died with the primary
 	},
 	"pg-split-tx": {
 		"db-fault-mid-request": {check.StuckKey},
@@ -127,6 +132,7 @@ var demoStrategy = map[string]string{
 	"missing-key":              "none",
 	"key-expiry":               "redis-setnx",
 	"business-refusal":         "pg-success-only",
+	"redis-failover":           "redis-setnx",
 	"retry-storm":              "none",
 	"pg-standby-lag":           "pg-standby-read",
 	"pg-async-commit-crash":    "pg-async-commit",

@@ -137,6 +137,8 @@ func (t External) Endpoint(i int) (host, prefix string, err error) {
 // the service's own TTLs declared as short as the scenario needs them.
 func (t External) Skip(sc Scenario) string {
 	switch {
+	case sc.Failover:
+		return "needs the replicated Redis the harness starts and kills itself (built-in strategies only)"
 	case sc.Target.Replicas > 1 && len(t.URLs) < 2:
 		return "needs two or more target URLs (replicas)"
 	case sc.Gate != nil && !t.Failpoints:

@@ -20,7 +20,7 @@ func TestExternalSkipsWhatNeedsInternals(t *testing.T) {
 	full.TopUp = &TopUp{Path: "/top-ups"}
 	// client-timeout-retry runs from outside (Prepare then needs the
 	// service's timing); slow-charge needs the claim timeout declared short
-	internal := []string{"forced-race", "slow-charge", "key-expiry", "pg-standby-lag", "pg-async-commit-crash"}
+	internal := []string{"forced-race", "slow-charge", "key-expiry", "pg-standby-lag", "pg-async-commit-crash", "redis-failover"}
 	stores := []string{"db-fault-mid-request", "redis-fault-after-commit", "replica-fanout", "business-refusal"}
 	for _, sc := range Catalog() {
 		wantOne := slices.Contains(internal, sc.Name) || slices.Contains(stores, sc.Name)
@@ -174,7 +174,7 @@ func TestExternalSkipsWithTheFailpointProtocol(t *testing.T) {
 	}
 	for _, sc := range Catalog() {
 		why := full.Skip(sc)
-		if sc.Replicated != strings.Contains(why, "replicated Postgres") {
+		if (sc.Replicated || sc.Failover) != strings.Contains(why, "built-in strategies only") {
 			t.Errorf("everything given: %s skipped: %q", sc.Name, why)
 		}
 	}

@@ -41,6 +41,9 @@ type Observation struct {
 	// Replication is what a run on the replicated Postgres saw of its
 	// standby and its crashes; nil on a single server.
 	Replication *Replication `json:"replication,omitempty"`
+	// Failover is what the store events did (a replicated Redis); nil
+	// for a run without them.
+	Failover *FailoverSeen `json:"failover,omitempty"`
 }
 
 // Replication is what the harness saw of the replicated Postgres during a

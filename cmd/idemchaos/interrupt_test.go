@@ -24,10 +24,13 @@ import (
 // The replicated cases start the replicated Postgres (a primary, pg_basebackup,
 // a standby) for crash and lag cells: Ctrl-C while the pair starts (the
 // primary's start line) or between its cells, one of which crashes and
-// restarts the primary, must leave nothing either.
+// restarts the primary, must leave nothing either; so must Ctrl-C while a
+// replicated Redis starts and between failover cells (the next topology
+// starting, or one failing over).
 func TestInterruptLeavesNothingBehind(t *testing.T) {
 	single := []string{"--strategies", "pg-tx", "--scenarios", "dropped-response"}
 	replicated := []string{"--strategies", "pg-tx", "--scenarios", "pg-async-commit-crash,pg-standby-lag"}
+	failover := []string{"--strategies", "redis-setnx", "--scenarios", "redis-failover"}
 	for name, c := range map[string]struct {
 		when  string
 		cells []string
@@ -36,6 +39,8 @@ func TestInterruptLeavesNothingBehind(t *testing.T) {
 		"mid-matrix":              {"] ", single},
 		"during-replicated-start": {"starting postgres on ", replicated},
 		"mid-replicated-matrix":   {"] ", replicated},
+		"topology-start":          {"starting redis topology ", failover},
+		"mid-failovers":           {"] ", failover},
 	} {
 		when := c.when
 		t.Run(name, func(t *testing.T) {
@@ -297,10 +302,26 @@ func processesMentioning(s string) []string {
 // startedOn matches the line the CLI logs when it starts a store.
 var startedOn = regexp.MustCompile(`starting (?:redis|postgres) [^\n]*?on 127\.0\.0\.1:(\d+)`)
 
+// topologyOn matches the line the CLI logs when it starts a replicated
+// Redis, and each address in it.
+var (
+	topologyOn = regexp.MustCompile(`starting redis topology on 127\.0\.0\.1: [^\n]*`)
+	addrIn     = regexp.MustCompile(`\b(\d{2,5})\b`)
+)
+
 // ports lists the ports of the stores the CLI started (not those it was given).
 func (p *cliProc) ports() []int {
 	var out []int
-	for _, m := range startedOn.FindAllStringSubmatch(p.stderr.text(), -1) {
+	text := p.stderr.text()
+	for _, line := range topologyOn.FindAllString(text, -1) {
+		_, ports, _ := strings.Cut(line, ": ")
+		for _, m := range addrIn.FindAllStringSubmatch(ports, -1) {
+			if n, err := strconv.Atoi(m[1]); err == nil {
+				out = append(out, n)
+			}
+		}
+	}
+	for _, m := range startedOn.FindAllStringSubmatch(topologyOn.ReplaceAllString(text, ""), -1) {
 		if n, err := strconv.Atoi(m[1]); err == nil {
 			out = append(out, n)
 		}

@@ -29,6 +29,7 @@ var killCases = []killCase{
 	{"matrix", []string{"matrix", "--strategies", "none,pg-tx", "--scenarios", "missing-key,payload-mismatch,dropped-response", "--seeds", "2"}, exitPass},
 	{"run", []string{"run", "--strategy", "none", "--scenario", "concurrent-duplicates", "--seed", "2"}, exitViolated},
 	{"matrix-replicated", []string{"matrix", "--strategies", "pg-tx,pg-async-commit", "--scenarios", "pg-async-commit-crash,pg-standby-lag", "--seeds", "2"}, exitPass},
+	{"failover", []string{"run", "--strategy", "redis-setnx", "--scenario", "redis-failover", "--seed", "1"}, exitViolated},
 	{"soak", []string{"soak", "--strategies", "pg-tx,redis-getset", "--scenarios", "concurrent-duplicates,dropped-response", "--duration", "2s"}, exitPass},
 }
 
@@ -122,8 +123,10 @@ func interruptAt(t *testing.T, kc killCase, args []string, sig syscall.Signal, m
 	default:
 		t.Fatalf("exit %d; want %d (interrupted) or %d (finished first)\n%s", code, exitInterrupted, kc.finished, p.stderr.text())
 	}
-	if strings.Contains(p.stderr.text(), "stores: redis (local), postgres (local)") && len(p.ports()) < 2 {
-		t.Errorf("found ports %v of the stores it started; want 2 or more (the replicated Postgres adds its own)", p.ports())
+	// the stores, each replicated Redis (5 ports) and the replicated
+	// Postgres (its own) it started
+	if want := 2 + 5*strings.Count(p.stderr.text(), "starting redis topology "); strings.Contains(p.stderr.text(), "stores: redis (local), postgres (local)") && len(p.ports()) < want {
+		t.Errorf("found ports %v of the stores it started; want %d or more", p.ports(), want)
 	}
 	assertNothingLeft(t, p)
 	assertCheckable(t, out)

@@ -14,6 +14,7 @@ type renderer struct {
 	cut      map[*unit]map[string]bool // store links cut under a request, by diagram id
 	arrow    map[*unit]bool            // the answer to the unit's client is drawn
 	funded   int                       // the last stage whose top-ups were told
+	evented  int                       // the last stage whose store events were told
 }
 
 func newRenderer(s *story) *renderer {

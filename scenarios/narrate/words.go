@@ -16,6 +16,7 @@ func (r *renderer) send(u *unit) {
 		return
 	}
 	r.topUps(u)
+	r.storeEvents(u)
 	text, msg := r.s.sendText(u)
 	if r.s.replicas {
 		text += " to " + u.replica()

@@ -69,13 +69,12 @@ func NewBencher(ctx context.Context, cfg BenchConfig, dsn, redisURL string) (*Be
 		ctl.Close()
 		return nil, err
 	}
-	opts, err := redis.ParseURL(redisURL)
+	rdb, err := controlClient(redisURL, 2)
 	if err != nil {
 		ctl.Close()
-		return nil, fmt.Errorf("redis url: %w", err)
+		return nil, err
 	}
-	opts.MaxRetries, opts.PoolSize = -1, 2
-	return &Bencher{cfg: cfg, dsn: dsn, redisURL: redisURL, ctl: ctl, rdb: redis.NewClient(opts), runID: newRunID()}, nil
+	return &Bencher{cfg: cfg, dsn: dsn, redisURL: redisURL, ctl: ctl, rdb: rdb, runID: newRunID()}, nil
 }
 
 // Close releases the connections.

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/idemchaos/idemchaos/scenarios"
@@ -30,6 +31,8 @@ type Env struct {
 	// the scenarios that need it run here.
 	Replicated      *provision.Replicated
 	ReplicationLink *fault.Link
+	TempDir     string    // base of a replicated Redis's dirs; "" = os.TempDir()
+	Log         io.Writer // where a replicated Redis says what it starts; nil = nowhere
 }
 
 // Builtin deploys the built-in strategies, one cell after another, on one
@@ -66,13 +69,12 @@ func NewBuiltin(ctx context.Context, env Env) (*Builtin, error) {
 			return nil, fmt.Errorf("crash marks: %w", err)
 		}
 	}
-	opts, err := redis.ParseURL(env.RedisURL)
+	rdb, err := controlClient(env.RedisURL, controlConns)
 	if err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("redis url: %w", err)
+		return nil, err
 	}
-	opts.MaxRetries, opts.PoolSize = -1, controlConns
-	return &Builtin{env: env, pool: pool, redis: redis.NewClient(opts), runID: newRunID()}, nil
+	return &Builtin{env: env, pool: pool, redis: rdb, runID: newRunID()}, nil
 }
 
 // controlConns sizes the Builtin's own pools (reset and ground truth), set
@@ -127,10 +129,17 @@ func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	if err != nil {
 		return obs, 0, err
 	}
+	var fo *failoverRun
+	if sc.Failover {
+		if fo, err = r.startFailover(ctx, prefix); err != nil {
+			return obs, 0, err
+		}
+		defer fo.close()
+	}
 	t0 := time.Now()
 	since := func() time.Duration { return time.Since(t0) }
 	d, err := r.deploy(ctx, deploySpec{Strategy: c.Strategy, Replicas: c.Replicas, Prefix: prefix, Profile: c.Profile,
-		ClaimTTL: c.ClaimTTL, KeyTTL: c.KeyTTL, Gate: sc.Gate, Since: since})
+		ClaimTTL: c.ClaimTTL, KeyTTL: c.KeyTTL, Gate: sc.Gate, Since: since, Sentinel: fo.sentinel()})
 	if err != nil {
 		return obs, 0, err
 	}
@@ -146,7 +155,7 @@ func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	repl.watch()
 	heal := func() error { return errors.Join(repl.heal(), d.heal()) }
 	cl := client.New(client.Config{Routes: d.route, Seed: c.Seed, Since: since, Policy: sc.Policy})
-	attempts, topUps := runStages(ctx, cl, plan, r.fund, since)
+	attempts, topUps := runStages(ctx, cl, plan, r.fund, fo.events(since), since)
 	var probes []history.Attempt
 	probes, obs.History.Quiesced, err = afterTraffic(ctx, cl, sc, plan, attempts, heal, since, c.ClaimTTL)
 	attempts = append(attempts, probes...)
@@ -163,7 +172,8 @@ func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	if d.gate != nil {
 		obs.GateHeld, _ = d.gate.Stats()
 	}
-	obs.Ledger, err = GroundTruth(ctx, r.pool, r.redis, facts.TwoStores, prefix)
+	obs.Failover = fo.observed()
+	obs.Ledger, err = GroundTruth(ctx, r.pool, fo.truthOr(r.redis), facts.TwoStores, prefix)
 	obs.History.End = since() // after the reads: a record missing then may have expired by then
 	obs.Ledger.RowsAtStart = rows
 	return obs, hidden, err

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/sim/fault"
@@ -24,13 +23,15 @@ import (
 // proxies (a clean path and one that drops responses). Every replica reaches
 // Redis and Postgres through one proxy per store, where store faults happen.
 type deployment struct {
-	replicas   []*Replica
-	links      map[string]*fault.Link // client-side, by route key
-	pgLink     *fault.Link
-	redisLink  *fault.Link
-	failpoints *failpoint.Set
-	gate       *failpoint.Gate
-	trace      *tracer
+	replicas  []*Replica
+	links     map[string]*fault.Link // client-side, by route key
+	pgLink    *fault.Link
+	redisLink *fault.Link
+	// redisPrimary is the address redisLink is in front of
+	redisPrimary string
+	failpoints   *failpoint.Set
+	gate         *failpoint.Gate
+	trace        *tracer
 }
 
 type deploySpec struct {
@@ -42,6 +43,7 @@ type deploySpec struct {
 	KeyTTL   time.Duration
 	Gate     *scenarios.GateSpec
 	Since    func() time.Duration
+	Sentinel *SentinelSpec // set: the replicas find Redis through Sentinel
 }
 
 func (r *Builtin) deploy(ctx context.Context, s deploySpec) (*deployment, error) {
@@ -51,7 +53,7 @@ func (r *Builtin) deploy(ctx context.Context, s deploySpec) (*deployment, error)
 		d.gate = &failpoint.Gate{Hold: s.Gate.Hold, Until: s.Gate.Until, Timeout: s.Gate.Timeout}
 		d.gate.Arm(d.failpoints)
 	}
-	err := r.storeLinks(d)
+	err := r.storeLinks(ctx, d)
 	for i := 0; err == nil && i < s.Replicas; i++ {
 		err = r.addReplica(ctx, d, s, i)
 	}
@@ -63,7 +65,7 @@ func (r *Builtin) deploy(ctx context.Context, s deploySpec) (*deployment, error)
 }
 
 // storeLinks puts a proxy in front of Postgres and one in front of Redis.
-func (r *Builtin) storeLinks(d *deployment) error {
+func (r *Builtin) storeLinks(ctx context.Context, d *deployment) error {
 	pgAddr, err := pgAddress(r.env.PostgresDSN)
 	if err != nil {
 		return err
@@ -71,11 +73,12 @@ func (r *Builtin) storeLinks(d *deployment) error {
 	if d.pgLink, err = r.link("pg", pgAddr); err != nil {
 		return err
 	}
-	opts, err := redis.ParseURL(r.env.RedisURL)
+	primary, err := primaryAddr(ctx, r.env.RedisURL)
 	if err != nil {
-		return fmt.Errorf("redis url: %w", err)
+		return err
 	}
-	d.redisLink, err = r.link("redis", opts.Addr)
+	d.redisLink, err = r.link("redis", primary)
+	d.redisPrimary = primary
 	return err
 }
 
@@ -98,7 +101,8 @@ func (r *Builtin) link(name, upstream string) (*fault.Link, error) {
 func (r *Builtin) addReplica(ctx context.Context, d *deployment, s deploySpec, i int) error {
 	rep, err := StartReplica(ctx, ReplicaSpec{Strategy: s.Strategy, Index: i, Prefix: s.Prefix, Profile: s.Profile,
 		ClaimTTL: s.ClaimTTL, KeyTTL: s.KeyTTL, Since: s.Since, Failpoints: d.failpoints,
-		PostgresDSN: r.env.PostgresDSN, StandbyDSN: r.standbyDSN(), RedisURL: r.env.RedisURL, PgAddr: d.pgLink.Listen, RedisAddr: d.redisLink.Listen})
+		PostgresDSN: r.env.PostgresDSN, StandbyDSN: r.standbyDSN(), RedisURL: r.env.RedisURL, PgAddr: d.pgLink.Listen, RedisAddr: d.redisLink.Listen,
+		RedisPrimary: d.redisPrimary, Sentinel: s.Sentinel})
 	if err != nil {
 		return err
 	}

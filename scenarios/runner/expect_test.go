@@ -25,6 +25,23 @@ func seedsUnderTest(t *testing.T) int {
 	return 3
 }
 
+// seedsOf: a failover scenario runs IDEMCHAOS_FAILOVER_SEEDS seeds here,
+// else one (a fresh topology and a failover: 2-3 s a cell);
+// make test-failover-long runs 20.
+func seedsOf(t *testing.T, scenario string, seeds int) int {
+	if sc, _ := scenarios.Lookup(scenario); !sc.Failover {
+		return seeds
+	}
+	if v := os.Getenv("IDEMCHAOS_FAILOVER_SEEDS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("IDEMCHAOS_FAILOVER_SEEDS=%q", v)
+		}
+		return n
+	}
+	return 1
+}
+
 // TestEveryCellAsDeclared is the harness's own regression suite, in both
 // directions: each flawed strategy is caught by its scenarios with the
 // declared anomalies, and every other cell passes, on every seed.
@@ -36,7 +53,7 @@ func TestEveryCellAsDeclared(t *testing.T) {
 			r := newExecutor(t)
 			for _, sc := range scenarios.Names() {
 				var cell []scenarios.Result
-				for seed := 1; seed <= seeds; seed++ {
+				for seed := 1; seed <= seedsOf(t, sc, seeds); seed++ {
 					res, _, err := runner.Run(context.Background(), r, scenarios.Cell{Strategy: st, Scenario: sc, Seed: uint64(seed), Profile: api.IETF}, "")
 					if err != nil {
 						t.Fatalf("%s seed %d: %v", sc, seed, err)

@@ -35,6 +35,8 @@ type ReplicaSpec struct {
 	RedisURL     string
 	PgAddr       string        // host:port dialed instead of the DSN's (a store link); "": the DSN's
 	RedisAddr    string        // host:port dialed instead of the URL's; "": the URL's
+	RedisPrimary string        // a Sentinel URL's: the primary's host:port that RedisAddr stands in for
+	Sentinel     *SentinelSpec // set: Redis is found through Sentinel (RedisURL and RedisAddr unused)
 	PgConns      int           // Postgres pool size; 0: 16
 	RedisConns   int           // Redis pool size; 0: 32
 	RedisTimeout time.Duration // each Redis dial, read and write; 0: 2s to dial, 3s to read or write

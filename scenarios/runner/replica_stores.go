@@ -70,6 +70,16 @@ func pgConfig(s ReplicaSpec) (*pgxpool.Config, error) {
 
 // redisClient opens the replica's own Redis client.
 func redisClient(s ReplicaSpec) (*redis.Client, error) {
+	if s.Sentinel != nil {
+		return redis.NewFailoverClient(failoverOptions(s.Sentinel, cmp.Or(s.RedisConns, redisConnsPerReplica))), nil
+	}
+	t, err := parseTarget(s.RedisURL)
+	if err != nil {
+		return nil, err
+	}
+	if t.Sentinel != nil {
+		return redis.NewFailoverClient(sentinelReplicaOptions(*t.Sentinel, s)), nil
+	}
 	opts, err := redisOptions(s)
 	if err != nil {
 		return nil, err

@@ -182,7 +182,7 @@ func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 		cfg.Around = r.around(&injected, lat)
 	}
 	cl := client.New(cfg)
-	attempts, topUps := runStages(ctx, cl, plan, r.fund(fr), since)
+	attempts, topUps := runStages(ctx, cl, plan, r.fund(fr), nil, since)
 	var probes []history.Attempt
 	probes, obs.History.Quiesced, err = afterTraffic(ctx, cl, sc, plan, attempts, r.heal, since, c.ClaimTTL)
 	attempts = append(attempts, probes...)

@@ -39,14 +39,14 @@ func Open(ctx context.Context, cfg provision.Config, workers int, log io.Writer)
 		return nil, err
 	}
 	s := &Session{Services: services, replCfg: provision.ReplicatedConfig{TempDir: cfg.TempDir, PGBinDir: cfg.PGBinDir, Log: log}}
-	if err := s.setUp(ctx, workers); err != nil {
+	if err := s.setUp(ctx, workers, cfg.TempDir, log); err != nil {
 		return nil, errors.Join(err, s.Close())
 	}
 	fmt.Fprintf(log, "stores: redis (%s), postgres (%s)\n", services.RedisSource, services.PostgresSource)
 	return s, nil
 }
 
-func (s *Session) setUp(ctx context.Context, workers int) error {
+func (s *Session) setUp(ctx context.Context, workers int, tempDir string, log io.Writer) error {
 	var err error
 	if s.Toxi, err = fault.Embedded(); err != nil {
 		return err
@@ -56,7 +56,7 @@ func (s *Session) setUp(ctx context.Context, workers int) error {
 		if err != nil {
 			return err
 		}
-		b, err := NewBuiltin(ctx, Env{PostgresDSN: dsn, RedisURL: s.Services.RedisURL, Toxiproxy: s.Toxi})
+		b, err := NewBuiltin(ctx, Env{PostgresDSN: dsn, RedisURL: s.Services.RedisURL, Toxiproxy: s.Toxi, TempDir: tempDir, Log: log})
 		if err != nil {
 			return err
 		}

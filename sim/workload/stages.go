@@ -14,6 +14,22 @@ type TopUp struct {
 	Amount  int64  `json:"amount"`
 }
 
+// StoreEvent happens to a replicated store before the ops of Stage run.
+type StoreEvent struct {
+	Stage  int    `json:"stage"`
+	Action string `json:"action"` // ReplCut or PrimaryKill
+}
+
+// The store events.
+const (
+	// ReplCut cuts the replication link once the replica has every write
+	// so far: the primary goes on acknowledging writes the replica lacks.
+	ReplCut = "repl-cut"
+	// PrimaryKill kills the primary (SIGKILL) and waits until Sentinel has
+	// promoted the replica.
+	PrimaryKill = "primary-kill"
+)
+
 // Stages is the number of stages of the plan (at least 1).
 func (p Plan) Stages() int {
 	n := 1
@@ -22,6 +38,9 @@ func (p Plan) Stages() int {
 	}
 	for _, t := range p.TopUps {
 		n = max(n, t.Stage+1)
+	}
+	for _, e := range p.Events {
+		n = max(n, e.Stage+1)
 	}
 	return n
 }
@@ -79,7 +98,30 @@ func (p Plan) validateStages() error {
 			return fmt.Errorf("top-up %d: amount %d is not a positive number of minor units", i, t.Amount)
 		}
 	}
+	return p.validateEvents()
+}
+
+func (p Plan) validateEvents() error {
+	for i, e := range p.Events {
+		switch {
+		case e.Stage < 1 || e.Stage > MaxStages-1:
+			return fmt.Errorf("store event %d: stage %d not in 1..%d (it happens between two stages)", i, e.Stage, MaxStages-1)
+		case e.Action != ReplCut && e.Action != PrimaryKill:
+			return fmt.Errorf("store event %d: unknown action %q (known: %s, %s)", i, e.Action, ReplCut, PrimaryKill)
+		}
+	}
 	return nil
+}
+
+// EventsAt are the store events before stage s, in plan order.
+func (p Plan) EventsAt(s int) []StoreEvent {
+	var out []StoreEvent
+	for _, e := range p.Events {
+		if e.Stage == s {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // Bounds of a staged plan.

@@ -89,6 +89,8 @@ type Plan struct {
 	Nonce uint64 `json:"nonce,omitempty"`
 	// TopUps pay money into accounts between stages (stages.go).
 	TopUps []TopUp `json:"top_ups,omitempty"`
+	// Events happen to a replicated store between stages (stages.go).
+	Events []StoreEvent `json:"store_events,omitempty"`
 }
 
 // Rekey gives every key of the plan a fresh one derived from the key and

@@ -24,6 +24,10 @@
 // signal, and data directories left behind by a killed run are removed by
 // Sweep, which Start calls first.
 //
+// StartRedisTopology starts a replicated Redis the same way (local
+// binaries only, no Docker path): a primary, a replica replicating through
+// a link the caller makes (a Toxiproxy proxy), and three Sentinels.
+//
 // It is an internal part of idemchaos, not a stable API: it may change
 // between releases.
 package provision
@@ -88,6 +92,7 @@ type part struct {
 	pid  int          // process id (and process group id); 0 for containers
 	dir  string       // temp dir to remove; "" for containers
 	stop func() error // stops the process or container and removes dir
+	proc *proc        // the local process; nil for containers
 }
 
 // Start provisions Redis, then Postgres. On any failure everything already

@@ -1,6 +1,7 @@
 package provision
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,9 +26,12 @@ const (
 
 // localRedis is one throwaway redis-server in dir.
 type localRedis struct {
-	bin string
-	dir string
-	log logger
+	bin  string
+	dir  string
+	log  logger
+	conf string   // config file given first ("": none); a sentinel needs one
+	args []string // more arguments after the common ones (a replica's, a sentinel's)
+	name string   // in progress lines and part names; "" = "redis"
 }
 
 // startLocalRedis runs redis-server in a new dir under base and returns
@@ -76,10 +80,7 @@ func (r *localRedis) serve(ctx context.Context, port int) (string, *part, error)
 		return "", nil, fmt.Errorf("open redis log: %w", err)
 	}
 	defer logf.Close()
-	// An empty --logfile sends the log to stdout, i.e. logf.
-	cmd := exec.Command(r.bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", r.dir,
-		"--logfile", "", "--loglevel", "warning", "--protected-mode", "no", "--maxclients", "10000")
+	cmd := exec.Command(r.bin, r.argv(port)...)
 	cmd.Dir, cmd.Env = r.dir, childEnv()
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = procAttr(syscall.SIGKILL, account{})
@@ -103,6 +104,20 @@ func (r *localRedis) serve(ctx context.Context, port int) (string, *part, error)
 	return "redis://" + addr + "/0", r.part(p), nil
 }
 
+// argv is the command line: the config file if any, the common settings,
+// then the node's own. An empty --logfile sends the log to stdout, i.e.
+// the log file.
+func (r *localRedis) argv(port int) []string {
+	var argv []string
+	if r.conf != "" {
+		argv = append(argv, r.conf)
+	}
+	argv = append(argv, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", r.dir,
+		"--logfile", "", "--loglevel", "warning", "--protected-mode", "no", "--maxclients", "10000")
+	return append(argv, r.args...)
+}
+
 // wait polls PING until redis answers or exits.
 func (r *localRedis) wait(ctx context.Context, p *proc, addr string) error {
 	opt := &redis.Options{Addr: addr, DialTimeout: 200 * time.Millisecond,
@@ -114,13 +129,13 @@ func (r *localRedis) wait(ctx context.Context, p *proc, addr string) error {
 
 // part tells Close how to stop the server and remove its dir.
 func (r *localRedis) part(p *proc) *part {
-	return &part{name: "redis", pid: p.pid(), dir: r.dir, stop: func() error {
+	return &part{name: cmp.Or(r.name, "redis"), pid: p.pid(), dir: r.dir, stop: func() error {
 		err := stopRedis(p)
 		if rmErr := os.RemoveAll(r.dir); rmErr != nil {
 			err = errors.Join(err, fmt.Errorf("remove %s: %w", r.dir, rmErr))
 		}
 		return err
-	}}
+	}, proc: p}
 }
 
 // stopRedis: SIGTERM (nothing to save), then SIGKILL.

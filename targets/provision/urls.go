@@ -72,14 +72,14 @@ func parsePostgresURL(raw string) (*pgx.ConnConfig, error) {
 
 // pingRedisURL validates and pings a Redis URL given by the user.
 func pingRedisURL(ctx context.Context, raw string) error {
-	opt, err := parseRedisURL(raw)
+	t, err := ParseRedisURL(raw)
 	if err != nil {
 		return err
 	}
 	pctx, cancel := context.WithTimeout(ctx, urlPingTimeout)
 	defer cancel()
-	if err := redisPing(pctx, opt, 0); err != nil {
-		return wrapLine(err, "redis at %s is unreachable", redactAs(raw, legacyMask))
+	if err := t.ping(pctx); err != nil {
+		return wrapLine(err, "%s at %s is unreachable", t.Kind(), redactAs(raw, legacyMask))
 	}
 	return nil
 }
