@@ -55,6 +55,8 @@ var (
 		Seen: declinedRetried}
 	exStandbyBehind = Exercise{What: "a retry of a completed key while the standby was behind",
 		Seen: func(o Observation) bool { return assumeStandbyBehind(o) == nil }}
+	exFailedOver = Exercise{What: "a retry after Sentinel promoted a replica that lost acknowledged writes",
+		Seen: retriedAfterFailover}
 	exCrashLost = Exercise{What: "a crash right after a commit lost what was committed asynchronously",
 		Seen: func(o Observation) bool { return o.Replication != nil && o.Replication.CanariesLost > 0 }}
 )
@@ -180,4 +182,19 @@ func afterKeyTTL(o Observation) bool {
 // answered.
 func declinedRetried(o Observation) bool {
 	return anyPair(o, func(a, b history.Attempt) bool { return a.Status == http.StatusPaymentRequired && b.Status != 0 })
+}
+
+// retriedAfterFailover: the replica was promoted without a write the old
+// primary had acknowledged, and a keyed request came after the promotion.
+func retriedAfterFailover(o Observation) bool {
+	f := o.Failover
+	if f == nil || !f.Promoted || !f.CanaryLost {
+		return false
+	}
+	for _, a := range o.History.Attempts {
+		if a.Key != "" && a.Call > f.PromotedAt {
+			return true
+		}
+	}
+	return false
 }

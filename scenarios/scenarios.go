@@ -56,7 +56,7 @@ var catalog = []Scenario{
 		Policy: client.Policy{PerTry: 5 * time.Second, Backoff: 50 * time.Millisecond, MaxBackoff: 200 * time.Millisecond}},
 	{Name: "redis-failover", Doc: "keys charged, the replication link cut, more keys charged on the primary alone, the primary SIGKILLed and the replica promoted by Sentinel; every key retried",
 		Reveals: "claims and stored responses lost with the acknowledged writes of an asynchronous replica", Plan: failoverPlan,
-		Assume: assumeFailover, Failover: true},
+		Assume: assumeFailover, Failover: true, Exercise: exFailedOver},
 	{Name: "retry-storm", Doc: "many keys, dropped responses and slow requests placed from the seed, jittered backoff; bounded in count and time",
 		Reveals: "everything, statistically", Plan: planStorm, Assume: assumeInjected, Exercise: exHidden,
 		Policy: client.Policy{PerTry: shortTry, Backoff: 20 * time.Millisecond, MaxBackoff: 160 * time.Millisecond}},
