@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/idemchaos/idemchaos/scenarios"
 )
 
 // want is a fault mark a scenario's timelines draw, on a lane whose name
@@ -44,7 +42,7 @@ func TestReportsInChromium(t *testing.T) {
 	for _, w := range widths {
 		t.Run(fmt.Sprintf("matrix at %d px", w), func(t *testing.T) {
 			s := b.show(t, matrix, w, "matrix", dir)
-			checkLayout(t, s, w, len(scenarios.Names()))
+			checkLayout(t, s, w, len(singleServer()))
 			checkTimelines(t, s)
 			checkFaults(t, s)
 			b.element(t, "#matrix", dir, fmt.Sprintf("matrix-table-%d.png", w))
