@@ -26,7 +26,7 @@ func TestOwnServiceLineSaysWhatEachNeeds(t *testing.T) {
 		switch {
 		case at < 0:
 			t.Errorf("%s missing from %q", name, line)
-		case sc.Replicated || sc.Failover:
+		case sc.BuiltinOnly():
 			if builtin < 0 || at < builtin {
 				t.Errorf("%s not listed as built-in only", name)
 			}

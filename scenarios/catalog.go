@@ -77,6 +77,23 @@ func Names() []string {
 	return out
 }
 
+// BuiltinOnly reports whether the scenario runs only against a built-in
+// strategy: on replicated stores the harness starts, kills and crashes
+// itself, which a user's service does not use.
+func (s Scenario) BuiltinOnly() bool { return s.Failover || s.Replicated }
+
+// ServiceNames lists, in catalog order, the scenarios that can run against
+// a user's service (given what each needs): every one not BuiltinOnly.
+func ServiceNames() []string {
+	var out []string
+	for _, s := range catalog {
+		if !s.BuiltinOnly() {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
 // Lookup finds a scenario by name.
 func Lookup(name string) (Scenario, error) {
 	for _, s := range catalog {

@@ -174,7 +174,7 @@ func TestExternalSkipsWithTheFailpointProtocol(t *testing.T) {
 	}
 	for _, sc := range Catalog() {
 		why := full.Skip(sc)
-		if (sc.Replicated || sc.Failover) != strings.Contains(why, "built-in strategies only") {
+		if sc.BuiltinOnly() != strings.Contains(why, "built-in strategies only") {
 			t.Errorf("everything given: %s skipped: %q", sc.Name, why)
 		}
 	}

@@ -217,7 +217,9 @@ func (f *conformanceFlags) plan() (conform.Plan, error) {
 	if err != nil {
 		return p, usageErrorf("%v", err)
 	}
-	if p.Scenarios, err = splitList("scenarios", f.scens, scenarios.Names()); err != nil {
+	// the libraries run as a user's service: the scenarios on idemchaos's
+	// own replicated stores are not theirs to run
+	if p.Scenarios, err = splitList("scenarios", f.scens, scenarios.ServiceNames()); err != nil {
 		return p, err
 	}
 	profNames, err := splitList("profiles", f.profiles, []string{api.IETF.Name, api.Stripe.Name})

@@ -124,7 +124,7 @@ func runService(t *testing.T) reports.Document {
 func singleServer() []string {
 	var out []string
 	for _, sc := range scenarios.Catalog() {
-		if !sc.Replicated {
+		if !sc.Replicated { // redis-failover runs on a Builtin: a topology of its own per run
 			out = append(out, sc.Name)
 		}
 	}

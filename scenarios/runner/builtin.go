@@ -31,8 +31,8 @@ type Env struct {
 	// the scenarios that need it run here.
 	Replicated      *provision.Replicated
 	ReplicationLink *fault.Link
-	TempDir     string    // base of a replicated Redis's dirs; "" = os.TempDir()
-	Log         io.Writer // where a replicated Redis says what it starts; nil = nowhere
+	TempDir         string    // base of a replicated Redis's dirs; "" = os.TempDir()
+	Log             io.Writer // where a replicated Redis says what it starts; nil = nowhere
 }
 
 // Builtin deploys the built-in strategies, one cell after another, on one
