@@ -84,6 +84,7 @@ var expected = map[string]map[string][]check.Anomaly{
 	"pg-standby-read": {
 		"concurrent-duplicates": {check.DoubleCharge},
 		"forced-race":           {check.DoubleCharge},
+		"slow-charge":           {check.DoubleCharge},
 		"client-timeout-retry":  {check.DoubleCharge},
 		"pg-standby-lag":        {check.DoubleCharge},
 		"retry-storm":           {check.DoubleCharge},
