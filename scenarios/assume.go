@@ -217,7 +217,7 @@ func assumeAccepted(o Observation) []string {
 // connection error) out of those sent.
 func unanswered(o Observation) (lost, sent int) {
 	for _, a := range o.History.Attempts {
-		if a.Key == "" || a.Hidden {
+		if a.Key == "" || a.Hidden || a.Outcome == history.NotSent {
 			continue
 		}
 		sent++

@@ -14,16 +14,7 @@ import (
 
 // seedsUnderTest is how many seeds every cell runs in the expectation test
 // (IDEMCHAOS_TEST_SEEDS overrides it for longer local runs).
-func seedsUnderTest(t *testing.T) int {
-	if v := os.Getenv("IDEMCHAOS_TEST_SEEDS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			t.Fatalf("IDEMCHAOS_TEST_SEEDS=%q", v)
-		}
-		return n
-	}
-	return 3
-}
+func seedsUnderTest(t *testing.T) int { return envSeeds(t, "IDEMCHAOS_TEST_SEEDS", 3) }
 
 // seedsOf: a failover scenario runs IDEMCHAOS_FAILOVER_SEEDS seeds here,
 // else one (a fresh topology and a failover: 2-3 s a cell);
@@ -32,14 +23,20 @@ func seedsOf(t *testing.T, scenario string, seeds int) int {
 	if sc, _ := scenarios.Lookup(scenario); !sc.Failover {
 		return seeds
 	}
-	if v := os.Getenv("IDEMCHAOS_FAILOVER_SEEDS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			t.Fatalf("IDEMCHAOS_FAILOVER_SEEDS=%q", v)
-		}
-		return n
+	return envSeeds(t, "IDEMCHAOS_FAILOVER_SEEDS", 1)
+}
+
+// envSeeds is the seed count the environment variable name gives, else def.
+func envSeeds(t *testing.T, name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
 	}
-	return 1
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		t.Fatalf("%s=%q", name, v)
+	}
+	return n
 }
 
 // TestEveryCellAsDeclared is the harness's own regression suite, in both
