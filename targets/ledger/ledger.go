@@ -99,34 +99,58 @@ type Debit struct {
 	Replica   int
 }
 
-// SQLCharge debits the account and records the charge row in one
-// statement (one round trip); no row when the debit matched nothing. Its
-// parameters: account, amount, currency, key, attempt id, replica.
-const SQLCharge = `WITH debit AS (
+// ChargeCTEs are the two steps of a charge as common table expressions,
+// debit (the account's new balance) and ins (the charge row's seq), the
+// debit only where cond holds: an SQL condition that may name CTEs written
+// before these. Parameters $1..$6: account, amount, currency, key, attempt
+// id, replica. A strategy that decides in SQL whether to charge puts its
+// decision in cond and the charge in the same statement (one round trip).
+func ChargeCTEs(cond string) string {
+	return `debit AS (
 	UPDATE accounts SET balance = balance - $2::bigint
-	WHERE id = $1::text AND currency = $3::text AND balance >= $2::bigint RETURNING balance
+	WHERE ` + cond + ` AND id = $1::text AND currency = $3::text AND balance >= $2::bigint RETURNING balance
 ), ins AS (
 	INSERT INTO charges (account, amount, currency, idempotency_key, attempt_id, replica)
 	SELECT $1::text, $2::bigint, $3::text, NULLIF($4::text, ''), NULLIF($5::text, ''), $6::int FROM debit
 	RETURNING seq
-)
-SELECT ins.seq, debit.balance FROM ins, debit`
+)`
+}
+
+// SQLCharge debits the account and records the charge row in one
+// statement (one round trip); no row when the debit matched nothing.
+var SQLCharge = "WITH " + ChargeCTEs("true") + "\nSELECT ins.seq, debit.balance FROM ins, debit"
+
+// ChargeArgs are the parameters of SQLCharge and ChargeCTEs for d.
+func ChargeArgs(d Debit) []any {
+	r := d.Request
+	return []any{r.Account, r.Amount, r.Currency, d.Key, d.AttemptID, d.Replica}
+}
 
 // Charge debits the account and records the charge row, on q, in one
 // statement. It returns ErrInsufficientFunds or ErrUnknownAccount for
 // business refusals.
 func Charge(ctx context.Context, q Querier, d Debit) (api.Charge, error) {
-	r := d.Request
-	var seq, balance int64
-	err := q.QueryRow(ctx, SQLCharge, r.Account, r.Amount, r.Currency, d.Key, d.AttemptID, d.Replica).Scan(&seq, &balance)
+	var seq, balance *int64
+	err := q.QueryRow(ctx, SQLCharge, ChargeArgs(d)...).Scan(&seq, &balance)
 	if errors.Is(err, pgx.ErrNoRows) {
+		err = nil
+	}
+	return Outcome(ctx, q, d, seq, balance, err)
+}
+
+// Outcome is the charge of d from what its debit and charge row returned
+// (nil when the debit matched nothing: the refusal is then looked up on
+// q) or err.
+func Outcome(ctx context.Context, q Querier, d Debit, seq, balance *int64, err error) (api.Charge, error) {
+	r := d.Request
+	switch {
+	case err != nil:
+		return api.Charge{}, fmt.Errorf("charge %s: %w", r.Account, err)
+	case seq == nil || balance == nil:
 		return api.Charge{}, refusal(ctx, q, r.Account)
 	}
-	if err != nil {
-		return api.Charge{}, fmt.Errorf("charge %s: %w", r.Account, err)
-	}
-	return api.Charge{ID: ChargeID(seq), Account: r.Account, Amount: r.Amount,
-		Currency: r.Currency, Balance: balance}, nil
+	return api.Charge{ID: ChargeID(*seq), Account: r.Account, Amount: r.Amount,
+		Currency: r.Currency, Balance: *balance}, nil
 }
 
 // Take debits the account, on q, and returns the balance left. Alone it is

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/idemchaos/idemchaos/targets/ledger"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -12,39 +13,100 @@ import (
 
 // claim is what one round trip of claiming a key found: whether the
 // advisory lock was taken (always true for a claim by insert), whether the
-// key row was inserted, and else the row that was there.
+// key row was inserted (for a claim under the lock: whether the key is
+// free, its row written only with the response), else the row that was
+// there, and the charge the round trip made when the key was claimed
+// (seq and balance nil when it made none: a refusal, or no claim).
 type claim struct {
 	locked, inserted bool
 	row              keyRow
 	found            bool
+	seq, balance     *int64
 }
 
-// The statements of a claim. The read runs after the insert as a statement
-// of its own, so its snapshot sees a row committed while the insert waited
-// or took the lock (one statement's snapshot is taken before either).
+// The statements of a claim. The read of the key row runs after the lock
+// or the insert as a statement of its own, so its snapshot sees a row
+// committed while the insert waited or the lock was taken (one statement's
+// snapshot is taken before either).
 const (
-	sqlClaimUnderLock = `WITH lock AS (SELECT pg_try_advisory_xact_lock(hashtextextended($1::text, 0)) AS held),
-	ins AS (INSERT INTO idempotency_keys (key, fingerprint, response_status, response_body)
-		SELECT $1::text, $2::text, 0, ''::bytea FROM lock WHERE held ON CONFLICT DO NOTHING RETURNING 1)
-	SELECT held, EXISTS (SELECT 1 FROM ins) FROM lock`
 	sqlClaimInsert = `INSERT INTO idempotency_keys (key, fingerprint, response_status, response_body)
 		VALUES ($1, $2, 0, '') ON CONFLICT DO NOTHING`
-	sqlReadKey = `SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE key = $1`
+	sqlReadKey   = `SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE key = $1`
+	sqlLock      = `SELECT pg_try_advisory_xact_lock(hashtextextended($1::text, 0))`
+	sqlInsertKey = `INSERT INTO idempotency_keys (key, fingerprint, response_status, response_body)
+		VALUES ($1, $2, $3, $4)`
 )
 
-// claimUnderLock takes the key's advisory lock without waiting and, under
-// it, inserts the key row in progress, in one round trip with BEGIN.
-func claimUnderLock(ctx context.Context, tx *txn, r Request) (claim, error) {
+// The second statement of a claim that charges in its round trip: the key
+// row, and the charge where the claim holds (ledger.ChargeCTEs).
+//
+// Under the lock, the lock is asked for again: a transaction's advisory
+// locks nest, so this is true when the first statement took it, and also
+// when its holder ended in between; the key is free when no row is there.
+// After the insert, the key is this transaction's when its row is there in
+// progress (an open transaction's row is invisible to every other, and a
+// committed row always carries its response).
+var (
+	sqlLockedCharge   = checkAndCharge(`pg_try_advisory_xact_lock(hashtextextended($4::text, 0))`, `NOT EXISTS (SELECT 1 FROM k)`)
+	sqlInsertedCharge = checkAndCharge(`true`, `EXISTS (SELECT 1 FROM k WHERE response_status = 0)`)
+)
+
+func checkAndCharge(held, free string) string {
+	return `WITH lock AS (SELECT ` + held + ` AS held),
+k AS (SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE key = $4::text),
+` + ledger.ChargeCTEs(`(SELECT held FROM lock) AND `+free) + `
+SELECT lock.held, k.fingerprint, k.response_status, k.response_body, ins.seq, debit.balance
+FROM lock LEFT JOIN k ON true LEFT JOIN (ins CROSS JOIN debit) ON true`
+}
+
+// claimMode is how a claim takes the key.
+type claimMode int
+
+const (
+	underLock claimMode = iota // the advisory lock, never waiting; the key row comes with the response
+	byInsert                   // the key row's insert, waiting for an open transaction that inserted it
+)
+
+// claimAndCharge claims the key, reads its row and, where the key is
+// this request's, charges: one round trip (with BEGIN). A charge the claim
+// does not own is refused as an error, which rolls the transaction back.
+func claimAndCharge(ctx context.Context, tx *txn, r Request, mode claimMode) (claim, error) {
 	var c claim
 	var b pgx.Batch
-	b.Queue(sqlClaimUnderLock, r.Key, r.Fingerprint).QueryRow(func(row pgx.Row) error {
-		return row.Scan(&c.locked, &c.inserted)
+	if mode == underLock {
+		b.Queue(sqlLock, r.Key).Exec(ignoreTag)
+	} else {
+		b.Queue(sqlClaimInsert, r.Key, r.Fingerprint).Exec(func(tag pgconn.CommandTag) error {
+			c.inserted = tag.RowsAffected() == 1
+			return nil
+		})
+	}
+	sql := map[claimMode]string{underLock: sqlLockedCharge, byInsert: sqlInsertedCharge}[mode]
+	var fp *string
+	var status *int
+	b.Queue(sql, ledger.ChargeArgs(debitOf(r))...).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&c.locked, &fp, &status, &c.row.resp.Body, &c.seq, &c.balance)
 	})
-	queueReadKey(&b, r.Key, &c)
 	if err := tx.send(ctx, &b); err != nil {
 		return c, fmt.Errorf("claim key: %w", err)
 	}
+	if c.found = fp != nil; c.found {
+		c.row.fingerprint, c.row.resp.Status = *fp, *status
+	}
+	if mode == underLock {
+		c.inserted = c.locked && !c.found
+	}
+	if c.seq != nil && !c.inserted {
+		return c, errors.New("claim key: charged a key this request does not hold")
+	}
 	return c, nil
+}
+
+// answer is the response to the claim's charge: 201, or the refusal
+// (looked up on tx) when its debit matched nothing.
+func (c claim) answer(ctx context.Context, tx *txn, r Request) (Response, error) {
+	ch, err := ledger.Outcome(ctx, tx, debitOf(r), c.seq, c.balance, nil)
+	return chargeAnswer(ch, err, r)
 }
 
 // sender runs a batch in one round trip: a txn, or autocommit.

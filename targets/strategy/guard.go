@@ -2,6 +2,7 @@ package strategy
 
 import (
 	"context"
+	"errors"
 
 	"github.com/idemchaos/idemchaos/targets/api"
 )
@@ -22,7 +23,13 @@ func (s redisPgGuard) Handle(ctx context.Context, r Request) Response {
 		return existing(ctx, s.deps, r)
 	}
 	s.deps.at(ctx, api.AfterClaim, r)
-	resp, err := inTx(ctx, s.deps, r, func(tx *txn) (Response, error) { return s.work(ctx, tx, r) })
+	resp, err := inTx(ctx, s.deps, r, func(tx *txn) (Response, error) {
+		return lockAndCharge(ctx, s.deps, tx, r, lockRules{fingerprint: true})
+	})
+	if errors.Is(err, errBusy) { // the Redis claim had expired: the first request still works
+		s.deps.Redis.Del(ctx, s.deps.redisKey(r.Key))
+		return inFlight(s.deps.Profile)
+	}
 	if err != nil {
 		s.deps.Redis.Del(ctx, s.deps.redisKey(r.Key)) // best effort: Postgres is the truth
 		return unavailable(err)
@@ -31,15 +38,4 @@ func (s redisPgGuard) Handle(ctx context.Context, r Request) Response {
 		_ = storeDone(ctx, s.deps, r, resp) // a cache: losing it costs a 409, never a charge
 	}
 	return resp
-}
-
-// work inserts the key row; if it already exists (committed by an earlier
-// request, waited for if still open) the stored answer is replayed.
-func (s redisPgGuard) work(ctx context.Context, tx *txn, r Request) (Response, error) {
-	resp, claimed, err := claimByInsert(ctx, s.deps, tx, r, true)
-	if err != nil || !claimed {
-		return resp, err
-	}
-	s.deps.at(ctx, api.AfterCheck, r)
-	return chargeAndStore(ctx, s.deps, tx, r)
 }

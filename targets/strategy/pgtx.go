@@ -10,8 +10,9 @@ import (
 )
 
 // pgTx is the reference design: one Postgres transaction takes a non-blocking
-// claim on the key, inserts the key row, charges and stores the response, so
-// the key and the money commit or roll back together. Without the fingerprint
+// claim on the key (its advisory lock), finds no key row, charges and inserts
+// the key row with the response, so the key and the money commit or roll
+// back together. A duplicate in flight finds the lock taken (409). Without the fingerprint
 // (pg-nofingerprint) a retry with another payload is answered with the first
 // payload's response.
 //
@@ -67,55 +68,71 @@ func (s pgTx) Handle(ctx context.Context, r Request) Response {
 
 // work runs inside the transaction. The advisory lock never waits: a second
 // INSERT ... ON CONFLICT on a key an open transaction inserted would block.
-// The lock, the key row's insert and the read of the row that was there
-// travel in one round trip (with BEGIN); the insert runs only under the lock.
+// The lock, the read of the key row and the charge (when the key is free)
+// travel in one round trip with BEGIN; the key row, written with the
+// response, travels with the COMMIT.
 func (s pgTx) work(ctx context.Context, tx *txn, r Request) (Response, error) {
-	c, err := claimUnderLock(ctx, tx, r)
+	return lockAndCharge(ctx, s.deps, tx, r, lockRules{fingerprint: s.fingerprint, successOnly: s.successOnly, claimPoint: true})
+}
+
+// lockRules are the choices of a transaction under the key's lock: check the
+// fingerprint, store only a 2xx, and pass the after-claim failpoint (a
+// strategy that claimed elsewhere already passed it).
+type lockRules struct{ fingerprint, successOnly, claimPoint bool }
+
+// lockAndCharge is pg-tx's transaction (and redis-pg-guard's): errBusy when
+// another transaction holds the key's lock, the stored answer when the key
+// has a row, else the charge and, unless the rules store only a 2xx and
+// this is not one, the key row with the response.
+func lockAndCharge(ctx context.Context, d Deps, tx *txn, r Request, rules lockRules) (Response, error) {
+	c, err := claimAndCharge(ctx, tx, r, underLock)
 	if err != nil {
 		return Response{}, err
 	}
 	if !c.locked {
 		return Response{}, errBusy
 	}
-	s.deps.at(ctx, api.AfterClaim, r)
-	if !c.inserted {
-		return answerFound(s.deps, c, r, s.fingerprint), nil
+	if rules.claimPoint {
+		d.at(ctx, api.AfterClaim, r)
 	}
-	s.deps.at(ctx, api.AfterCheck, r)
-	if s.successOnly {
-		return chargeAndStoreSuccess(ctx, s.deps, tx, r)
+	if c.found {
+		return answerStored(d, c.row, r, rules.fingerprint), nil
 	}
-	return chargeAndStore(ctx, s.deps, tx, r)
+	d.at(ctx, api.AfterCheck, r)
+	resp, err := c.answer(ctx, tx, r)
+	if err != nil || rules.successOnly && resp.Status/100 != 2 {
+		return resp, err // pg-success-only: no key row, the key is free again
+	}
+	d.at(ctx, api.BeforeStoreResponse, r)
+	tx.atCommit(sqlInsertKey, r.Key, r.Fingerprint, resp.Status, resp.Body)
+	return resp, nil
 }
 
 // workBlocking runs inside the transaction: the key row's INSERT is the claim
 // and the check (both failpoints pass right after it), and it waits for any
 // open transaction that inserted the key.
 func (s pgTx) workBlocking(ctx context.Context, tx *txn, r Request) (Response, error) {
-	resp, claimed, err := claimByInsert(ctx, s.deps, tx, r, s.fingerprint)
-	if err != nil || !claimed {
-		return resp, err
-	}
-	s.deps.at(ctx, api.AfterClaim, r)
-	s.deps.at(ctx, api.AfterCheck, r)
-	return chargeAndStore(ctx, s.deps, tx, r)
+	return insertAndCharge(ctx, s.deps, tx, r, s.fingerprint, api.AfterClaim, api.AfterCheck)
 }
 
-// claimByInsert inserts the key row in progress. When the key already has a
-// row (committed by an earlier request, or waited for while that request's
-// transaction was open) it returns the stored answer and claimed false.
-func claimByInsert(ctx context.Context, d Deps, tx *txn, r Request, checkFingerprint bool) (resp Response, claimed bool, err error) {
-	c, err := claimInsert(ctx, tx, r)
-	if err != nil || c.inserted {
-		return Response{}, c.inserted, err
+// insertAndCharge claims the key by inserting its row in progress (waiting
+// for an open transaction that inserted it) and charges in the same round
+// trip when it inserted; the points fire after that round trip. When the
+// key already has a row (committed by an earlier request, or waited for
+// while that request's transaction was open) it answers from the row. The
+// response is stored in the key row with the commit.
+func insertAndCharge(ctx context.Context, d Deps, tx *txn, r Request, checkFingerprint bool, points ...api.Point) (Response, error) {
+	c, err := claimAndCharge(ctx, tx, r, byInsert)
+	if err != nil {
+		return Response{}, err
 	}
-	return answerFound(d, c, r, checkFingerprint), false, nil
-}
-
-// chargeAndStore charges and stores the response with the key row inserted
-// before, all on tx (the response is written with the commit).
-func chargeAndStore(ctx context.Context, d Deps, tx *txn, r Request) (Response, error) {
-	resp, err := charge(ctx, tx, r)
+	if !c.inserted {
+		return answerFound(d, c, r, checkFingerprint), nil
+	}
+	for _, p := range points {
+		d.at(ctx, p, r)
+	}
+	resp, err := c.answer(ctx, tx, r)
 	if err != nil {
 		return Response{}, err
 	}
@@ -124,16 +141,12 @@ func chargeAndStore(ctx context.Context, d Deps, tx *txn, r Request) (Response, 
 	return resp, nil
 }
 
-// chargeAndStoreSuccess charges on tx and stores the response with the
-// key row only when it is a 2xx; any other answer deletes the key row.
-func chargeAndStoreSuccess(ctx context.Context, d Deps, tx *txn, r Request) (Response, error) {
+// chargeAndStore charges and stores the response with the key row inserted
+// before, all on tx (the response is written with the commit).
+func chargeAndStore(ctx context.Context, d Deps, tx *txn, r Request) (Response, error) {
 	resp, err := charge(ctx, tx, r)
 	if err != nil {
 		return Response{}, err
-	}
-	if resp.Status/100 != 2 {
-		tx.atCommit(`DELETE FROM idempotency_keys WHERE key = $1`, r.Key)
-		return resp, nil
 	}
 	d.at(ctx, api.BeforeStoreResponse, r)
 	storeKeyResponse(tx, r.Key, resp)

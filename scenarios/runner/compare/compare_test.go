@@ -19,7 +19,7 @@ func TestScriptIsTheStrategysSQL(t *testing.T) {
 		t.Errorf("%d pipelines, want 2 (BEGIN with the claim, the stored response with COMMIT):\n%s", got, s)
 	}
 	for _, want := range []string{"pg_try_advisory_xact_lock(hashtextextended(('pgb-' || :client_id || '-' || :r)::text, 0))",
-		"UPDATE accounts SET balance = balance - :amount::bigint", "BEGIN;", "COMMIT;", "WHERE id = ('acct-' || :acct)::text"} {
+		"UPDATE accounts SET balance = balance - :amount::bigint", "BEGIN;", "COMMIT;", "AND id = ('acct-' || :acct)::text"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the script lacks %q:\n%s", want, s)
 		}

@@ -106,10 +106,10 @@ var catalog = []Info{
 	{Name: "pg-split-debit", Mechanism: "as pg-tx, but the debit commits in a first transaction and the charge row, the key and the response in a second (the wallet's Debit and the charges' Record each open their own), under a session lock on the key",
 		Flaw:       "a failure of the second transaction rolls back the charge row and the key, not the money: the balance drifts from the charges, and the retry debits again",
 		ReplayFrom: ReplayPostgres, Steps: Steps{Check: PostgresRead, Claim: PostgresSessionLock, Store: PostgresStore, Debit: PostgresDebitApart}},
-	{Name: "pg-tx", Mechanism: "one Postgres transaction: non-blocking claim, INSERT key, charge, store response; fingerprint checked",
+	{Name: "pg-tx", Mechanism: "one Postgres transaction: non-blocking claim (the key's advisory lock), check, charge, INSERT key with the response; fingerprint checked",
 		ReplayFrom: ReplayPostgres, Steps: Steps{Check: PostgresRead, Claim: PostgresLock, Store: PostgresStore}},
-	{Name: "redis-pg-guard", Mechanism: "Redis SET NX claim for the fast 409 path; the key row in Postgres, in the charge's transaction, is the truth",
-		Redis: true, ReplayFrom: ReplayRedisPostgres, Steps: Steps{Check: PostgresInsert, Claim: RedisGuard, Store: PostgresStore}},
+	{Name: "redis-pg-guard", Mechanism: "Redis SET NX claim for the fast 409 path; pg-tx's transaction behind it, whose key row in Postgres is the truth",
+		Redis: true, ReplayFrom: ReplayRedisPostgres, Steps: Steps{Check: PostgresRead, Claim: RedisGuard, Store: PostgresStore}},
 }
 
 // Catalog lists the built-in strategies in a stable order.

@@ -77,10 +77,10 @@ func TestPostgresRoundTrips(t *testing.T) {
 	}{
 		{"none", 2, 2, 2}, // BEGIN+charge, COMMIT: every request charges
 		{"pg-tx", int64(len(strategy.PgTxFresh())), int64(len(strategy.PgTxReplay())), 2},
-		{"pg-nofingerprint", 3, 2, 2},
-		{"pg-success-only", 3, 2, 2},
-		{"pg-blocking-claim", 3, 2, 2},
-		{"redis-pg-guard", 3, 0, 0}, // a replay and a mismatch are Redis's
+		{"pg-nofingerprint", 2, 2, 2},
+		{"pg-success-only", 2, 2, 2},
+		{"pg-blocking-claim", 2, 2, 2},
+		{"redis-pg-guard", 2, 0, 0}, // a replay and a mismatch are Redis's
 		{"pg-split-tx", 3, 1, 1},    // the claim commits on its own
 	}
 	for _, b := range budgets {
