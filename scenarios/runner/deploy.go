@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/sim/client"
 	"github.com/idemchaos/idemchaos/sim/fault"
 	"github.com/idemchaos/idemchaos/sim/workload"
 	"github.com/idemchaos/idemchaos/targets/api"
@@ -193,4 +194,16 @@ func (d *deployment) close() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// gateAround tells the gate, if there is one, of every answered try: a
+// request the target refused while the gate held another of its key
+// releases that one (nil without a gate).
+func gateAround(g *failpoint.Gate) func(workload.Op, int) func() {
+	if g == nil {
+		return nil
+	}
+	return func(op workload.Op, try int) func() {
+		return func() { g.Finished(op.Key, client.AttemptID(op.ID, try)) }
+	}
 }

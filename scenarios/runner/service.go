@@ -175,7 +175,7 @@ func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 			return obs, err
 		}
 		defer fp.close()
-		cfg.Header = fp.header
+		cfg.Header, cfg.Around = fp.header, gateAround(fp.gate)
 	} else { // store faults from outside, around the request
 		lat := &outsideLatency{}
 		defer lat.stop()

@@ -103,6 +103,37 @@ func waitEngaged(t *testing.T, g *failpoint.Gate, done <-chan struct{}, limit ti
 	}
 }
 
+// TestGateOpensWhenAnotherIsAnswered: a request of the key answered without
+// reaching Until (refused while the first was held) releases the held one;
+// the held request's own answer does not.
+func TestGateOpensWhenAnotherIsAnswered(t *testing.T) {
+	var s failpoint.Set
+	g := &failpoint.Gate{Hold: api.AfterCheck, Until: api.AfterCommit, Timeout: time.Minute}
+	g.Arm(&s)
+	done := make(chan struct{})
+	go func() {
+		s.Eval(context.Background(), api.AfterCheck, "k", "A", 0)
+		close(done)
+	}()
+	waitEngaged(t, g, done, 10*time.Second)
+	g.Finished("k", "A") // its own try, given up by the client
+	g.Finished("other", "B")
+	select {
+	case <-done:
+		t.Fatal("A was released by its own answer or another key's")
+	case <-time.After(50 * time.Millisecond):
+	}
+	g.Finished("k", "B")
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("A still held 10s after B was answered")
+	}
+	if engaged, opened := g.Stats(); engaged != 1 || opened != 1 {
+		t.Fatalf("engaged %d opened %d; want 1 1", engaged, opened)
+	}
+}
+
 func TestGateTimesOut(t *testing.T) {
 	var s failpoint.Set
 	g := &failpoint.Gate{Hold: api.AfterCheck, Until: api.AfterCommit, Timeout: 20 * time.Millisecond}

@@ -9,8 +9,10 @@ import (
 )
 
 // Gate forces an interleaving: the first request of a key to reach Hold waits
-// there until another request of the same key reaches Until (or Timeout
-// passes). It is how forced-race shows a check-then-act race on every run.
+// there until another request of the same key reaches Until, or is answered
+// without reaching it (Finished: the target refused it while the first was
+// held, so holding on proves nothing more), or Timeout passes. It is how
+// forced-race shows a check-then-act race on every run.
 type Gate struct {
 	Hold    api.Point
 	Until   api.Point
@@ -69,6 +71,12 @@ func (g *Gate) open(_ context.Context, h Hit) func() {
 		g.opened++
 	})
 	return nil
+}
+
+// Finished says that a request of key, attempt, was answered: a request of
+// the key held by the gate is released, unless it is that one.
+func (g *Gate) Finished(key, attempt string) {
+	g.open(context.Background(), Hit{Key: key, AttemptID: attempt})
 }
 
 // Stats reports how many requests the gate held and how many of those another
