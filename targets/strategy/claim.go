@@ -32,7 +32,7 @@ const (
 	sqlClaimInsert = `INSERT INTO idempotency_keys (key, fingerprint, response_status, response_body)
 		VALUES ($1, $2, 0, '') ON CONFLICT DO NOTHING`
 	sqlReadKey   = `SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE key = $1`
-	sqlLock      = `SELECT pg_try_advisory_xact_lock(hashtextextended($1::text, 0))`
+	sqlLock      = `SELECT set_config('idemchaos.held', pg_try_advisory_xact_lock(hashtextextended($1::text, 0))::text, true)`
 	sqlInsertKey = `INSERT INTO idempotency_keys (key, fingerprint, response_status, response_body)
 		VALUES ($1, $2, $3, $4)`
 )
@@ -40,14 +40,20 @@ const (
 // The second statement of a claim that charges in its round trip: the key
 // row, and the charge where the claim holds (ledger.ChargeCTEs).
 //
-// Under the lock, the lock is asked for again: a transaction's advisory
-// locks nest, so this is true when the first statement took it, and also
-// when its holder ended in between; the key is free when no row is there.
+// Under the lock, whether the first statement took it is read back from
+// the setting it wrote (set_config ... true: local to the transaction).
+// This statement never takes the lock itself: its snapshot is taken when it
+// starts, so a lock it took from a holder that committed meanwhile would
+// come with a snapshot that misses the holder's key row, and it would
+// charge again. Taken by the statement before, the lock is older than the
+// snapshot, which then sees every row a holder committed: the key is free
+// when no row is there.
+//
 // After the insert, the key is this transaction's when its row is there in
 // progress (an open transaction's row is invisible to every other, and a
 // committed row always carries its response).
 var (
-	sqlLockedCharge   = checkAndCharge(`pg_try_advisory_xact_lock(hashtextextended($4::text, 0))`, `NOT EXISTS (SELECT 1 FROM k)`)
+	sqlLockedCharge   = checkAndCharge(`current_setting('idemchaos.held')::boolean`, `NOT EXISTS (SELECT 1 FROM k)`)
 	sqlInsertedCharge = checkAndCharge(`true`, `EXISTS (SELECT 1 FROM k WHERE response_status = 0)`)
 )
 
