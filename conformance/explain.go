@@ -32,10 +32,17 @@ type Report struct {
 
 // explains reports whether f explains anomaly a of target in scenario.
 func (f Finding) explains(target, scenario string, a check.Anomaly) bool {
-	if f.Anomaly != a || (f.Scenarios != nil && !slices.Contains(f.Scenarios, scenario)) {
+	return f.Anomaly == a && covers(f.Targets, f.Scenarios, target, scenario)
+}
+
+// covers reports whether a cell of target in scenario is among targets
+// (a name ending in "-" is every target it begins) and scenarios (nil:
+// any).
+func covers(targets, scenarios []string, target, scenario string) bool {
+	if scenarios != nil && !slices.Contains(scenarios, scenario) {
 		return false
 	}
-	return slices.ContainsFunc(f.Targets, func(t string) bool {
+	return slices.ContainsFunc(targets, func(t string) bool {
 		return t == target || strings.HasSuffix(t, "-") && strings.HasPrefix(target, t)
 	})
 }
@@ -55,8 +62,7 @@ type Unproved struct {
 func ExplainInconclusive(target, profile, scenario string) *Unproved {
 	for i := range Inconclusives {
 		u := &Inconclusives[i]
-		f := Finding{Targets: u.Targets, Scenarios: u.Scenarios}
-		if (u.Profile == "" || u.Profile == profile) && f.explains(target, scenario, "") {
+		if (u.Profile == "" || u.Profile == profile) && covers(u.Targets, u.Scenarios, target, scenario) {
 			return u
 		}
 	}

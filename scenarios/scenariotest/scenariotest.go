@@ -157,7 +157,7 @@ func Check(ctx context.Context, t Target, scenario string) (scenarios.Result, er
 	seed := max(t.Seed, 1)
 	cell := scenarios.Cell{Scenario: scenario, Seed: seed, Profile: t.Profile, Target: &e}
 	res, _, err := runner.Run(ctx, svc, cell, "")
-	res.Repro = fmt.Sprintf("to run it again: Target.Seed = %d, scenario %s", seed, scenario)
+	res.Repro = fmt.Sprintf("set Target.Seed = %d and run scenario %s again", seed, scenario)
 	return res, err
 }
 

@@ -202,22 +202,31 @@ func stopPostgres(p *proc) error {
 // the server runs on it: another server may have taken the port between
 // freePort and our bind, and ours then exits while theirs answers.
 func pgProbe(ctx context.Context, dsn, dataDir string) error {
+	if dataDir == "" {
+		_, err := pgAsk(ctx, dsn, "")
+		return err
+	}
+	got, err := pgAsk(ctx, dsn, "SHOW data_directory")
+	if err == nil && got != dataDir {
+		err = fmt.Errorf("port answered by another server (data_directory %s)", got)
+	}
+	return err
+}
+
+// pgAsk connects to dsn within the probe timeout and returns the one text
+// value query answers (nothing for no query: the connection was the
+// question).
+func pgAsk(ctx context.Context, dsn, query string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, pgProbeTimeout)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer conn.Close(ctx)
-	if dataDir == "" {
-		return nil
-	}
 	var got string
-	if err := conn.QueryRow(ctx, "SHOW data_directory").Scan(&got); err != nil {
-		return err
+	if query != "" {
+		err = conn.QueryRow(ctx, query).Scan(&got)
 	}
-	if got != dataDir {
-		return fmt.Errorf("port answered by another server (data_directory %s)", got)
-	}
-	return nil
+	return got, err
 }

@@ -221,15 +221,8 @@ func execOnce(ctx context.Context, dsn, stmt string) error {
 // waitStreaming waits until the standby's WAL receiver streams.
 func waitStreaming(ctx context.Context, dsn string) error {
 	return poll(ctx, streamingLimit, pgPollEvery, nil, func(ctx context.Context) error {
-		ctx, cancel := context.WithTimeout(ctx, pgProbeTimeout)
-		defer cancel()
-		conn, err := pgx.Connect(ctx, dsn)
+		status, err := pgAsk(ctx, dsn, `SELECT coalesce((SELECT status FROM pg_stat_wal_receiver), 'none')`)
 		if err != nil {
-			return err
-		}
-		defer conn.Close(ctx)
-		var status string
-		if err := conn.QueryRow(ctx, `SELECT coalesce((SELECT status FROM pg_stat_wal_receiver), 'none')`).Scan(&status); err != nil {
 			return err
 		}
 		if status != "streaming" {
