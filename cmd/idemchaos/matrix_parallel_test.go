@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -9,10 +11,20 @@ import (
 )
 
 func TestDefaultParallel(t *testing.T) {
-	for cpus, want := range map[int]int{1: 2, 2: 4, 3: 6, 4: 8, 64: 8} {
+	for cpus, want := range map[int]int{1: 3, 2: 6, 3: 8, 4: 8, 64: 8} {
 		if got := defaultParallel(cpus); got != want {
 			t.Errorf("%d CPUs: %d cells at once, want %d", cpus, got, want)
 		}
+	}
+}
+
+// TestMatrixParallelByDefault: without --parallel the matrix runs
+// defaultParallel cells at once, and says so.
+func TestMatrixParallelByDefault(t *testing.T) {
+	o := cli(t, "matrix", "--strategies", "pg-tx,memory", "--scenarios", "missing-key,payload-mismatch,business-refusal,dropped-response", "--seeds", "1")
+	want := fmt.Sprintf("%d cells at once", defaultParallel(runtime.NumCPU()))
+	if o.code != 0 || !strings.Contains(o.stdout+o.stderr, want) {
+		t.Fatalf("exit %d, want 0 and %q\nstdout:\n%s\nstderr:\n%s", o.code, want, o.stdout, o.stderr)
 	}
 }
 
