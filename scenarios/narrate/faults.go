@@ -98,9 +98,9 @@ var pointNouns = map[string]string{
 func (r *renderer) hold(u *unit) {
 	g := r.s.gate
 	where := holdPhrases[string(g.spec.Hold)]
-	until := "until another request of the key reaches " + string(g.spec.Until)
+	until := "until another request of the key reaches " + string(g.spec.Until) + " or is answered"
 	if g.spec.Until == "after-commit" {
-		until = "until another request of the key commits"
+		until = "until another request of the key commits or is answered"
 	}
 	r.say("the gate holds %s %s, %s", u.request(), where, until)
 	r.draw("Note over %s: the gate holds %s %s", u.rid(), u.short(), where)
@@ -109,6 +109,11 @@ func (r *renderer) hold(u *unit) {
 // resume tells why a held request goes on.
 func (r *renderer) resume(st *step) {
 	u := st.u
+	if by := st.resume.by; by != nil && by.kind == resultStep {
+		r.say("%s's answer opens the gate: %s goes on", by.u.request(), u.request())
+		r.draw("Note over %s: %s's answer opens the gate, %s goes on", u.rid(), by.u.short(), u.short())
+		return
+	}
 	if by := st.resume.by; by != nil {
 		r.say("%s's %s opens the gate: %s goes on", by.u.request(), pointNouns[by.ev.Point], u.request())
 		r.draw("Note over %s: %s's %s opens the gate, %s goes on", u.rid(), by.u.short(), pointNouns[by.ev.Point], u.short())

@@ -8,10 +8,14 @@ import (
 
 // gateStory is what the scenario's gate did to the story's key.
 type gateStory struct {
-	spec     scenarios.GateSpec
-	held     *step // the point where the gate held a request
-	next     *step // the held request's next step
-	released *step // the step of another request that opened the gate; nil: it timed out
+	spec scenarios.GateSpec
+	held *step // the point where the gate held a request
+	next *step // the held request's next step
+	// released is the step of another request that opened the gate: its
+	// arrival at the release point, or the end of its try (the client got
+	// its answer: the target refused it while the held one waited); nil: the
+	// gate timed out.
+	released *step
 }
 
 // linkGate finds the request the gate held (the first of the key to reach
@@ -40,6 +44,9 @@ func (s *story) linkGate() {
 		}
 	}
 	g.released = s.releaser(g)
+	if g.released == nil {
+		g.released = s.answerer(g)
+	}
 	if g.next != nil {
 		g.next.resume = &resumeNote{by: g.released, late: s.late(g)}
 		g.next.after(g.released)
@@ -141,6 +148,27 @@ func (s *story) releaser(g *gateStory) *step {
 		}
 		if best == nil || p.ev.Seq < best.ev.Seq {
 			best = p
+		}
+	}
+	return best
+}
+
+// answerer is another request of the key whose try ended while the held
+// request waited, when the held one went on well before the gate's timeout:
+// the gate opens on such an answer too (failpoint.Gate.Finished). Nil when
+// the held request waited out the timeout, or none ended meanwhile.
+func (s *story) answerer(g *gateStory) *step {
+	if g.next == nil || g.next.at >= g.held.at+g.spec.Timeout*9/10 {
+		return nil
+	}
+	var best *step
+	for _, u := range s.units {
+		end := u.find(resultStep, "")
+		if u == g.held.u || end == nil || end.at < g.held.at || end.at > g.next.at {
+			continue
+		}
+		if best == nil || end.at < best.at {
+			best = end
 		}
 	}
 	return best

@@ -27,7 +27,7 @@ func TestDoubleChargeForcedRace(t *testing.T) {
 	mustHave(t, n.Text(),
 		"1. client A sends POST /v1/charges, key aef7c1aa…, 18.00 on acct-1\n",
 		"2. replica 0 reads key aef7c1aa… from Redis (GET): absent (request A)\n",
-		"3. the gate holds request A right after its key check, until another request of the key commits\n",
+		"3. the gate holds request A right after its key check, until another request of the key commits or is answered\n",
 		"4. client B sends the same POST /v1/charges, key aef7c1aa…, 18.00 on acct-1\n",
 		"5. replica 0 reads key aef7c1aa… from Redis (GET): absent (request B)\n",
 		"Postgres commits charge #1 (18.00 on acct-1) for request B\n",
@@ -159,5 +159,41 @@ func TestHelpers(t *testing.T) {
 	}
 	if got := short(raceKey); got != "aef7c1aa…" {
 		t.Errorf("short = %q", got)
+	}
+}
+
+// answeredRace is pg-tx under forced-race since the gate opens on an
+// answer: B1 gets 409 while A is held, and A goes on right after it.
+func answeredRace() *record {
+	r := newRecord("pg-tx", "forced-race", op(0, raceKey, 8, -1), op(1, raceKey, 8, -1))
+	r.at("after-claim", "o1-t1", raceKey, 141.5)
+	r.at("after-check", "o1-t1", raceKey, 151.5)
+	r.try(0, 1, raceKey, 160, 161, 170, 171, 409, "", false)
+	r.at("before-store-response", "o1-t1", raceKey, 172.5)
+	r.at("before-commit", "o1-t1", raceKey, 173)
+	r.at("after-commit", "o1-t1", raceKey, 174)
+	r.try(1, 1, raceKey, 2.6, 7.7, 175, 176, 201, "ch_1", false)
+	r.try(0, 2, raceKey, 230, 231, 240, 241, 201, "ch_1", true)
+	r.at("after-claim", "o0-t2", raceKey, 235)
+	r.charge("ch_1", raceKey, "o1-t1", 1)
+	r.rec.Obs.GateHeld = 1
+	return r
+}
+
+// TestGateOpenedByAnAnswer: a held request that went on right after
+// another's answer, long before the gate's timeout, is told as released by
+// that answer; one that waited out the timeout still is not.
+func TestGateOpenedByAnAnswer(t *testing.T) {
+	r := answeredRace()
+	n := Story(r.rec, r.res)
+	mustHave(t, n.Text(), "client B gets 409 Conflict", "request B1's answer opens the gate: request A goes on\n",
+		"Postgres commits charge #1 (18.00 on acct-1) for request A\n")
+	mustHave(t, n.Mermaid, "Note over R0: B1's answer opens the gate, A goes on\n")
+	if strings.Contains(n.Text(), "the gate stops waiting") || strings.Contains(n.Mermaid, "times out") {
+		t.Errorf("told as a timeout:\n%s", n.Text())
+	}
+	timedOut := heldKey(heldOptions{conflicts: 4, first: 33, retry: 479.4})
+	if n := Story(timedOut.rec, timedOut.res); strings.Contains(n.Text(), "answer opens the gate") {
+		t.Errorf("a gate that timed out told as opened by an answer:\n%s", n.Text())
 	}
 }

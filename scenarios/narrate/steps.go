@@ -33,7 +33,7 @@ type step struct {
 
 // resumeNote says why a held request went on.
 type resumeNote struct {
-	by   *step // the step of another request that opened the gate; nil: the gate timed out
+	by   *step // the step of another request that opened the gate (gateStory.released); nil: the gate timed out
 	late *unit // with a timeout: a request that was still on its way to open it
 }
 
