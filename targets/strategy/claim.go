@@ -87,7 +87,10 @@ func claimAndCharge(ctx context.Context, tx *txn, r Request, mode claimMode) (cl
 			return nil
 		})
 	}
-	sql := map[claimMode]string{underLock: sqlLockedCharge, byInsert: sqlInsertedCharge}[mode]
+	sql := sqlInsertedCharge
+	if mode == underLock {
+		sql = sqlLockedCharge
+	}
 	var fp *string
 	var status *int
 	b.Queue(sql, ledger.ChargeArgs(debitOf(r))...).QueryRow(func(row pgx.Row) error {
