@@ -12,9 +12,9 @@ import (
 // pgTx is the reference design: one Postgres transaction takes a non-blocking
 // claim on the key (its advisory lock), finds no key row, charges and inserts
 // the key row with the response, so the key and the money commit or roll
-// back together. A duplicate in flight finds the lock taken (409). Without the fingerprint
-// (pg-nofingerprint) a retry with another payload is answered with the first
-// payload's response.
+// back together. A duplicate in flight finds the lock taken (409). Without
+// the fingerprint (pg-nofingerprint) a retry with another payload is
+// answered with the first payload's response.
 //
 // With blockingClaim (pg-blocking-claim) there is no lock before the key row:
 // the claim is the INSERT ... ON CONFLICT DO NOTHING itself, and Postgres
