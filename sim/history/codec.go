@@ -65,7 +65,7 @@ func ReadJSONL(r io.Reader) (History, error) {
 		Attempts: make([]Attempt, 0, min(hd.Attempts, 100_000))}
 	for line := 2; sc.Scan(); line++ {
 		var a Attempt
-		if err := json.Unmarshal(sc.Bytes(), &a); err != nil {
+		if err := unmarshalAttempt(sc.Bytes(), &a); err != nil {
 			return h, fmt.Errorf("history: line %d: %w", line, err)
 		}
 		h.Attempts = append(h.Attempts, a)
@@ -77,4 +77,15 @@ func ReadJSONL(r io.Reader) (History, error) {
 		return h, fmt.Errorf("history: header says %d attempts, file holds %d (cut short?)", hd.Attempts, len(h.Attempts))
 	}
 	return h, nil
+}
+
+// unmarshalAttempt decodes one attempt line as encoding/json does: by the
+// decoder without reflection when the line has the shape WriteJSONL
+// writes, else by encoding/json.
+func unmarshalAttempt(line []byte, a *Attempt) error {
+	if decodeAttempt(line, a) {
+		return nil
+	}
+	*a = Attempt{}
+	return json.Unmarshal(line, a)
 }

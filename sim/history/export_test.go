@@ -1,0 +1,4 @@
+package history
+
+// DecodeAttempt is decodeAttempt, for the external tests.
+var DecodeAttempt = decodeAttempt
