@@ -68,6 +68,9 @@ func ReadJSONL(r io.Reader) (History, error) {
 		if err := unmarshalAttempt(sc.Bytes(), &a); err != nil {
 			return h, fmt.Errorf("history: line %d: %w", line, err)
 		}
+		if len(h.Attempts) == cap(h.Attempts) {
+			h.Attempts = grow(h.Attempts, hd.Attempts)
+		}
 		h.Attempts = append(h.Attempts, a)
 	}
 	if err := sc.Err(); err != nil {
@@ -77,6 +80,18 @@ func ReadJSONL(r io.Reader) (History, error) {
 		return h, fmt.Errorf("history: header says %d attempts, file holds %d (cut short?)", hd.Attempts, len(h.Attempts))
 	}
 	return h, nil
+}
+
+// grow makes room for more attempts than atts holds, up to the header's
+// count: at most 16 times as many as the file has already given (a header
+// alone reserves no more than the first 100,000), so a long history is
+// copied once or twice instead of at every doubling.
+func grow(atts []Attempt, want int) []Attempt {
+	n := min(want, 16*len(atts))
+	if n <= len(atts) {
+		return atts // more lines than the header says: append, and fail at the end
+	}
+	return append(make([]Attempt, 0, n), atts...)
 }
 
 // unmarshalAttempt decodes one attempt line as encoding/json does: by the

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -167,4 +168,35 @@ func BenchmarkReadJSONL(b *testing.B) {
 		}
 		perAttempt(b)
 	})
+}
+
+// TestReadLongHistory: a history longer than the first reservation is
+// read whole, into one reservation of the header's count, and a file
+// holding more or fewer attempts than its header says is refused.
+func TestReadLongHistory(t *testing.T) {
+	file := func(header, lines int) string {
+		var b strings.Builder
+		b.WriteString(`{"v":1,"seed":1,"attempts":` + strconv.Itoa(header) + "}\n")
+		for i := range lines {
+			b.WriteString(`{"op":` + strconv.Itoa(i) + "}\n")
+		}
+		return b.String()
+	}
+	h, err := history.ReadJSONL(strings.NewReader(file(300_001, 300_001)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Attempts) != 300_001 || cap(h.Attempts) != 300_001 {
+		t.Fatalf("read %d attempts into room for %d, want 300001 in 300001", len(h.Attempts), cap(h.Attempts))
+	}
+	for i, a := range h.Attempts {
+		if a.Op != i {
+			t.Fatalf("attempt %d has op %d", i, a.Op)
+		}
+	}
+	for _, c := range [][2]int{{100_000, 100_001}, {300_000, 300_001}, {300_001, 300_000}, {0, 1}} {
+		if _, err := history.ReadJSONL(strings.NewReader(file(c[0], c[1]))); err == nil || !strings.Contains(err.Error(), "header says") {
+			t.Errorf("header %d, %d lines: error %v", c[0], c[1], err)
+		}
+	}
 }
