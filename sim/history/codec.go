@@ -63,9 +63,10 @@ func ReadJSONL(r io.Reader) (History, error) {
 	}
 	h = History{Seed: hd.Seed, Quiesced: hd.Quiesced, ClaimTimeout: hd.ClaimTimeout, KeyTTL: hd.KeyTTL, End: hd.End,
 		Attempts: make([]Attempt, 0, min(hd.Attempts, 100_000))}
+	var d decoder
 	for line := 2; sc.Scan(); line++ {
 		var a Attempt
-		if err := unmarshalAttempt(sc.Bytes(), &a); err != nil {
+		if err := d.unmarshal(sc.Bytes(), &a); err != nil {
 			return h, fmt.Errorf("history: line %d: %w", line, err)
 		}
 		if len(h.Attempts) == cap(h.Attempts) {
@@ -94,11 +95,11 @@ func grow(atts []Attempt, want int) []Attempt {
 	return append(make([]Attempt, 0, n), atts...)
 }
 
-// unmarshalAttempt decodes one attempt line as encoding/json does: by the
+// unmarshal decodes one attempt line as encoding/json does: by the
 // decoder without reflection when the line has the shape WriteJSONL
 // writes, else by encoding/json.
-func unmarshalAttempt(line []byte, a *Attempt) error {
-	if decodeAttempt(line, a) {
+func (d *decoder) unmarshal(line []byte, a *Attempt) error {
+	if d.attempt(line, a) {
 		return nil
 	}
 	*a = Attempt{}

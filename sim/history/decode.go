@@ -13,7 +13,14 @@ import (
 // encoding/json, so every line decodes to what encoding/json makes of it.
 // The fuzz target FuzzDecodeAttempt holds it to that.
 func decodeAttempt(line []byte, a *Attempt) bool {
-	d := decoder{b: line}
+	var d decoder
+	return d.attempt(line, a)
+}
+
+// attempt decodes one line, as decodeAttempt; d may be reused from line
+// to line.
+func (d *decoder) attempt(line []byte, a *Attempt) bool {
+	d.b, d.i, d.seen = line, 0, 0
 	ok := d.object(func(name []byte) bool { return d.attemptField(name, a) })
 	return ok && d.i == len(d.b)
 }
@@ -25,6 +32,29 @@ type decoder struct {
 	i    int
 	seen uint32 // fields met, by bit, to refuse a field met twice
 	buf  []byte // scratch for strings with escapes
+	// views and flags are where the attempts' server views and Applied
+	// flags are allocated, a slab at a time: each attempt gets its own.
+	views []ServerView
+	flags []bool
+}
+
+// slabSize is how many server views or flags are allocated together.
+const slabSize = 1024
+
+func (d *decoder) view() *ServerView {
+	if len(d.views) == cap(d.views) {
+		d.views = make([]ServerView, 0, slabSize)
+	}
+	d.views = append(d.views, ServerView{})
+	return &d.views[len(d.views)-1]
+}
+
+func (d *decoder) flag(v bool) *bool {
+	if len(d.flags) == cap(d.flags) {
+		d.flags = make([]bool, 0, slabSize)
+	}
+	d.flags = append(d.flags, v)
+	return &d.flags[len(d.flags)-1]
 }
 
 // object reads {"name":value,...}, field calling read on each name with i
@@ -128,14 +158,14 @@ func (d *decoder) attemptField(name []byte, a *Attempt) bool {
 		if !d.once(20) {
 			return false
 		}
-		a.Server = &ServerView{}
+		a.Server = d.view()
 		return d.object(func(name []byte) bool { return d.serverField(name, a.Server) })
 	case "applied":
 		var v bool
 		if !d.once(21) || !d.bool(&v) {
 			return false
 		}
-		a.Applied = &v
+		a.Applied = d.flag(v)
 		return true
 	}
 	return false

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/idemchaos/idemchaos/scenarios/check/checkgen"
 	"github.com/idemchaos/idemchaos/sim/history"
@@ -197,6 +198,33 @@ func TestReadLongHistory(t *testing.T) {
 	for _, c := range [][2]int{{100_000, 100_001}, {300_000, 300_001}, {300_001, 300_000}, {0, 1}} {
 		if _, err := history.ReadJSONL(strings.NewReader(file(c[0], c[1]))); err == nil || !strings.Contains(err.Error(), "header says") {
 			t.Errorf("header %d, %d lines: error %v", c[0], c[1], err)
+		}
+	}
+}
+
+// TestReadGivesEachAttemptItsOwn: the server views and Applied flags read
+// back are allocated together, yet no two attempts share one.
+func TestReadGivesEachAttemptItsOwn(t *testing.T) {
+	h, _ := checkgen.Generate(2_000, 5)
+	yes := true
+	for i := range h.Attempts {
+		h.Attempts[i].Applied = &yes
+	}
+	var b bytes.Buffer
+	if err := history.WriteJSONL(&b, h); err != nil {
+		t.Fatal(err)
+	}
+	got, err := history.ReadJSONL(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got.Attempts {
+		a := &got.Attempts[i]
+		a.Server.Start, *a.Applied = time.Duration(i), i%2 == 0
+	}
+	for i, a := range got.Attempts {
+		if a.Server.Start != time.Duration(i) || *a.Applied != (i%2 == 0) {
+			t.Fatalf("attempt %d shares its server view or flag with another", i)
 		}
 	}
 }
