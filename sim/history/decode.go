@@ -7,7 +7,7 @@ import (
 
 // decodeAttempt decodes one attempt line as WriteJSONL writes it, without
 // reflection, into a (which must be zero). It reports false for any line
-// outside that shape (whitespace, a field it does not know or meets twice,
+// outside that shape (a field it does not know or meets twice,
 // null, a number that is not a plain integer in range, a surrogate escape,
 // invalid UTF-8, malformed JSON): the caller then decodes the line with
 // encoding/json, so every line decodes to what encoding/json makes of it.
@@ -20,8 +20,9 @@ func decodeAttempt(line []byte, a *Attempt) bool {
 // attempt decodes one line, as decodeAttempt; d may be reused from line
 // to line.
 func (d *decoder) attempt(line []byte, a *Attempt) bool {
-	d.b, d.i, d.seen = line, 0, 0
+	d.b, d.i = line, 0
 	ok := d.object(func(name []byte) bool { return d.attemptField(name, a) })
+	d.space()
 	return ok && d.i == len(d.b)
 }
 
@@ -30,7 +31,7 @@ func (d *decoder) attempt(line []byte, a *Attempt) bool {
 type decoder struct {
 	b    []byte
 	i    int
-	seen uint32 // fields met, by bit, to refuse a field met twice
+	seen uint32 // the fields of the object being read met, by bit, to refuse a field met twice
 	buf  []byte // scratch for strings with escapes
 	// views and flags are where the attempts' server views and Applied
 	// flags are allocated, a slab at a time: each attempt gets its own.
@@ -60,6 +61,14 @@ func (d *decoder) flag(v bool) *bool {
 // object reads {"name":value,...}, field calling read on each name with i
 // at its value.
 func (d *decoder) object(field func(name []byte) bool) bool {
+	outer := d.seen
+	d.seen = 0
+	ok := d.members(field)
+	d.seen = outer
+	return ok
+}
+
+func (d *decoder) members(field func(name []byte) bool) bool {
 	if !d.byte('{') {
 		return false
 	}
@@ -78,6 +87,62 @@ func (d *decoder) object(field func(name []byte) bool) bool {
 			return false
 		}
 	}
+}
+
+// list reads a JSON array into *into as encoding/json does into a nil
+// slice: null leaves it nil, [] makes it empty, elem reads each element
+// into a zero T.
+func list[T any](d *decoder, into *[]T, elem func(*T) bool) bool {
+	if d.literal("null") {
+		return true
+	}
+	if !d.byte('[') {
+		return false
+	}
+	out := []T{}
+	if d.byte(']') {
+		*into = out
+		return true
+	}
+	for {
+		var v T
+		if !elem(&v) {
+			return false
+		}
+		if len(out) == cap(out) { // doubling: append grows a long slice by a quarter at a time
+			out = append(make([]T, 0, 2*cap(out)+8), out...)
+		}
+		out = append(out, v)
+		if d.byte(']') {
+			*into = out
+			return true
+		}
+		if !d.byte(',') {
+			return false
+		}
+	}
+}
+
+// space skips JSON whitespace.
+func (d *decoder) space() {
+	for d.i < len(d.b) {
+		switch d.b[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+// literal consumes word (true, false, null) if it is next.
+func (d *decoder) literal(word string) bool {
+	d.space()
+	if len(d.b)-d.i >= len(word) && string(d.b[d.i:d.i+len(word)]) == word {
+		d.i += len(word)
+		return true
+	}
+	return false
 }
 
 // name reads a field name, which a known field never escapes.
@@ -174,23 +239,24 @@ func (d *decoder) attemptField(name []byte, a *Attempt) bool {
 func (d *decoder) serverField(name []byte, s *ServerView) bool {
 	switch string(name) {
 	case "replica":
-		return d.once(22) && d.int(&s.Replica)
+		return d.once(0) && d.int(&s.Replica)
 	case "start_ns":
-		return d.once(23) && d.duration(&s.Start)
+		return d.once(1) && d.duration(&s.Start)
 	case "end_ns":
-		return d.once(24) && d.duration(&s.End)
+		return d.once(2) && d.duration(&s.End)
 	case "status":
-		return d.once(25) && d.int(&s.Status)
+		return d.once(3) && d.int(&s.Status)
 	case "charge_id":
-		return d.once(26) && d.string(&s.ChargeID)
+		return d.once(4) && d.string(&s.ChargeID)
 	case "replayed":
-		return d.once(27) && d.bool(&s.Replayed)
+		return d.once(5) && d.bool(&s.Replayed)
 	}
 	return false
 }
 
-// byte consumes c if it is next.
+// byte consumes c if it is next, after whitespace.
 func (d *decoder) byte(c byte) bool {
+	d.space()
 	if d.i < len(d.b) && d.b[d.i] == c {
 		d.i++
 		return true
@@ -243,14 +309,11 @@ func (d *decoder) integer() (int64, bool) {
 }
 
 func (d *decoder) bool(v *bool) bool {
-	rest := d.b[d.i:]
 	switch {
-	case len(rest) >= 4 && string(rest[:4]) == "true":
-		d.i += 4
+	case d.literal("true"):
 		*v = true
 		return true
-	case len(rest) >= 5 && string(rest[:5]) == "false":
-		d.i += 5
+	case d.literal("false"):
 		*v = false
 		return true
 	}
