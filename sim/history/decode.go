@@ -267,7 +267,7 @@ func (d *decoder) byte(c byte) bool {
 func (d *decoder) int(v *int) bool {
 	n, ok := d.integer()
 	*v = int(n)
-	return ok
+	return ok && int64(*v) == n // where int is 32 bits, a larger number is left to encoding/json
 }
 
 func (d *decoder) int64(v *int64) bool {
