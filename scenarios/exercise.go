@@ -67,7 +67,7 @@ func overlapped(o Observation) bool { return assumeOverlap(o) == nil }
 // span is when an attempt was in flight: on the server when it logged the
 // attempt, else (a user's service) as the client saw it; ok false if it
 // never reached anyone.
-func span(a history.Attempt) (start, end time.Duration, ok bool) {
+func span(a *history.Attempt) (start, end time.Duration, ok bool) {
 	switch {
 	case a.Server != nil:
 		return a.Server.Start, a.Server.End, true
@@ -79,9 +79,10 @@ func span(a history.Attempt) (start, end time.Duration, ok bool) {
 
 // byKey groups the keyed attempts that reached the target, by key, in
 // history order.
-func byKey(o Observation) map[string][]history.Attempt {
-	out := map[string][]history.Attempt{}
-	for _, a := range o.History.Attempts {
+func byKey(o Observation) map[string][]*history.Attempt {
+	out := map[string][]*history.Attempt{}
+	for i := range o.History.Attempts {
+		a := &o.History.Attempts[i]
 		if _, _, ok := span(a); ok && a.Key != "" && !a.ReplayProbe {
 			out[a.Key] = append(out[a.Key], a)
 		}
@@ -91,7 +92,7 @@ func byKey(o Observation) map[string][]history.Attempt {
 
 // unheard reports whether the attempt reached the target and its client
 // got no answer; committed also wants its charge in the ledger.
-func unheard(a history.Attempt, committed bool) bool {
+func unheard(a *history.Attempt, committed bool) bool {
 	if a.Outcome != history.Indeterminate {
 		return false
 	}
@@ -100,7 +101,7 @@ func unheard(a history.Attempt, committed bool) bool {
 
 // anyPair reports whether two tries of one key, a then a later b (in
 // history order), satisfy pair.
-func anyPair(o Observation, pair func(a, b history.Attempt) bool) bool {
+func anyPair(o Observation, pair func(a, b *history.Attempt) bool) bool {
 	for _, tries := range byKey(o) {
 		for i, a := range tries {
 			for _, b := range tries[i+1:] {
@@ -118,13 +119,15 @@ func anyPair(o Observation, pair func(a, b history.Attempt) bool) bool {
 // far as the ledger says: a user's ledger naming no attempt does not).
 func retriedAfterHidden(o Observation, committed bool) bool {
 	committed = committed && !o.Ledger.NoAttemptIDs
-	return anyPair(o, func(a, b history.Attempt) bool { return unheard(a, committed) && b.Call > a.Call })
+	return anyPair(o, func(a, b *history.Attempt) bool { return unheard(a, committed) && b.Call > a.Call })
 }
 
 // retriedElsewhere: a later try of a key went to another replica than the
 // one whose answer was lost.
 func retriedElsewhere(o Observation) bool {
-	return anyPair(o, func(a, b history.Attempt) bool { return unheard(a, false) && b.Call > a.Call && b.Replica != a.Replica })
+	return anyPair(o, func(a, b *history.Attempt) bool {
+		return unheard(a, false) && b.Call > a.Call && b.Replica != a.Replica
+	})
 }
 
 // metInFlight: a retry was in flight on the server together with an
@@ -143,7 +146,7 @@ func metInFlight(o Observation) bool {
 // after a try its client gave up on.
 func crossedClaim(o Observation) bool {
 	ttl := o.History.ClaimTimeout
-	return ttl > 0 && anyPair(o, func(a, b history.Attempt) bool {
+	return ttl > 0 && anyPair(o, func(a, b *history.Attempt) bool {
 		as, ae, _ := span(a)
 		bs, _, _ := span(b)
 		running := bs < ae
@@ -156,7 +159,7 @@ func crossedClaim(o Observation) bool {
 
 // mismatchAnswered: a key was answered for two different payloads.
 func mismatchAnswered(o Observation) bool {
-	return anyPair(o, func(a, b history.Attempt) bool {
+	return anyPair(o, func(a, b *history.Attempt) bool {
 		return a.Status != 0 && b.Status != 0 && a.Fingerprint != b.Fingerprint
 	})
 }
@@ -175,13 +178,13 @@ func keylessAnswered(o Observation) bool {
 // earlier try of it was acked.
 func afterKeyTTL(o Observation) bool {
 	ttl := o.History.KeyTTL
-	return ttl > 0 && anyPair(o, func(a, b history.Attempt) bool { return a.Outcome == history.Acked && b.Call-a.Return > ttl })
+	return ttl > 0 && anyPair(o, func(a, b *history.Attempt) bool { return a.Outcome == history.Acked && b.Call-a.Return > ttl })
 }
 
 // declinedRetried: a key declined for want of funds was sent again and
 // answered.
 func declinedRetried(o Observation) bool {
-	return anyPair(o, func(a, b history.Attempt) bool { return a.Status == http.StatusPaymentRequired && b.Status != 0 })
+	return anyPair(o, func(a, b *history.Attempt) bool { return a.Status == http.StatusPaymentRequired && b.Status != 0 })
 }
 
 // retriedAfterFailover: the replica was promoted without a write the old

@@ -43,6 +43,10 @@ type checker struct {
 
 	// keys holds every distinct key (of attempts and charges), sorted.
 	keys []string
+	// visit holds the ranks in keys of the keys in the order the input
+	// first names them: checking keys in that order reads the attempts
+	// roughly in the order they lie in memory.
+	visit []int32
 	// atts holds every attempt, grouped by key in the order of keys, each
 	// group in canonical order (compareAttempts); key i's attempts are
 	// atts[attAt[i]:attAt[i+1]].
@@ -164,11 +168,12 @@ func (c *checker) group(atts []history.Attempt, chs []history.Charge, reds []his
 		rank[id] = int32(r)
 		c.keys[r] = keys[id]
 	}
+	c.visit = rank // ids are in the order the input first names each key
 
 	c.atts, c.attAt = place(atts, attG, rank)
 	c.chs, c.chAt = place(chs, chG, rank)
 	c.reds, c.redAt = place(reds, redG, rank)
-	for r := range c.keys {
+	for _, r := range c.visit { // in memory order, roughly: each group on its own
 		slices.SortFunc(c.atts[c.attAt[r]:c.attAt[r+1]], compareAttempts)
 		slices.SortFunc(c.chs[c.chAt[r]:c.chAt[r+1]], compareCharges)
 		if c.redAt[r+1]-c.redAt[r] > 1 {
@@ -264,13 +269,24 @@ func (c *checker) attempt(id string, group []*history.Attempt) *history.Attempt 
 	return c.byID[id]
 }
 
-// checkKeys runs the per-key checks, key by key in sorted order.
+// checkKeys runs the per-key checks, key by key in the order the input
+// names them (what one key's checks find does not depend on another's),
+// then orders each anomaly's findings and the deviations by key: the
+// order checking the keys in sorted order gives, whatever the input's.
 func (c *checker) checkKeys() {
-	for r, key := range c.keys {
-		c.checkKey(key, c.atts[c.attAt[r]:c.attAt[r+1]], c.chs[c.chAt[r]:c.chAt[r+1]],
+	for _, r := range c.visit {
+		c.checkKey(c.keys[r], c.atts[c.attAt[r]:c.attAt[r+1]], c.chs[c.chAt[r]:c.chAt[r+1]],
 			c.reds[c.redAt[r]:c.redAt[r+1]])
 	}
+	for rank := range c.findings {
+		slices.SortStableFunc(c.findings[rank], byKey)
+	}
+	slices.SortStableFunc(c.deviations, byKey)
 }
+
+// byKey orders findings by key only, so that a stable sort keeps the
+// order in which one key's findings were made.
+func byKey(a, b Finding) int { return strings.Compare(a.Key, b.Key) }
 
 // compareAttempts is a total order on attempts: key, then call time, then
 // every other field, so that shuffled input sorts the same way.

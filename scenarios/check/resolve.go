@@ -19,19 +19,37 @@ func Resolve(h history.History, l history.Ledger) history.History {
 		return out
 	}
 	out.Attempts = make([]history.Attempt, len(h.Attempts))
+	var views []history.ServerView // the copies, allocated together
+	var flags []bool
 	for i, a := range h.Attempts {
 		if a.Server != nil {
-			v := *a.Server
-			a.Server = &v
+			views = slab(views, len(h.Attempts)-i)
+			views = append(views, *a.Server)
+			a.Server = &views[len(views)-1]
 		}
+		applied, set := false, false
 		if a.Outcome == history.Indeterminate && !l.NoAttemptIDs {
-			_, applied := charged[a.ID]
-			a.Applied = &applied
+			_, applied = charged[a.ID]
+			set = true
 		} else if a.Applied != nil {
-			v := *a.Applied
-			a.Applied = &v
+			applied, set = *a.Applied, true
+		}
+		if set {
+			flags = slab(flags, len(h.Attempts)-i)
+			flags = append(flags, applied)
+			a.Applied = &flags[len(flags)-1]
 		}
 		out.Attempts[i] = a
 	}
 	return out
+}
+
+// slab returns s with room for one more element: a new slab when s is
+// full (s itself stays as it is, pointed into), of at most 4096 and at
+// most left elements.
+func slab[T any](s []T, left int) []T {
+	if len(s) < cap(s) {
+		return s
+	}
+	return make([]T, 0, min(left, 4096))
 }

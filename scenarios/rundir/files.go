@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/idemchaos/idemchaos/sim/history"
 )
 
 // maxFile bounds a JSON file read from a run directory.
@@ -50,15 +52,20 @@ func writeAtomic(path string, write func(io.Writer) error) error {
 	return nil
 }
 
-// readJSON decodes a file, naming it in any error.
+// readJSON decodes the first JSON value of a file as encoding/json's
+// Decoder does (history.Decode: the ledger and the Redis records without
+// reflection), naming the file in any error.
 func readJSON(path string, v any) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	dec := json.NewDecoder(io.LimitReader(f, maxFile))
-	if err := dec.Decode(v); err != nil {
+	data, err := io.ReadAll(io.LimitReader(f, maxFile))
+	if err == nil {
+		err = history.Decode(data, v)
+	}
+	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil

@@ -63,10 +63,14 @@ func ReadJSONL(r io.Reader) (History, error) {
 	}
 	h = History{Seed: hd.Seed, Quiesced: hd.Quiesced, ClaimTimeout: hd.ClaimTimeout, KeyTTL: hd.KeyTTL, End: hd.End,
 		Attempts: make([]Attempt, 0, min(hd.Attempts, 100_000))}
+	var d decoder
 	for line := 2; sc.Scan(); line++ {
 		var a Attempt
-		if err := json.Unmarshal(sc.Bytes(), &a); err != nil {
+		if err := d.unmarshal(sc.Bytes(), &a); err != nil {
 			return h, fmt.Errorf("history: line %d: %w", line, err)
+		}
+		if len(h.Attempts) == cap(h.Attempts) {
+			h.Attempts = grow(h.Attempts, hd.Attempts)
 		}
 		h.Attempts = append(h.Attempts, a)
 	}
@@ -77,4 +81,27 @@ func ReadJSONL(r io.Reader) (History, error) {
 		return h, fmt.Errorf("history: header says %d attempts, file holds %d (cut short?)", hd.Attempts, len(h.Attempts))
 	}
 	return h, nil
+}
+
+// grow makes room for more attempts than atts holds, up to the header's
+// count: at most 16 times as many as the file has already given (a header
+// alone reserves no more than the first 100,000), so a long history is
+// copied once or twice instead of at every doubling.
+func grow(atts []Attempt, want int) []Attempt {
+	n := min(want, 16*len(atts))
+	if n <= len(atts) {
+		return atts // more lines than the header says: append, and fail at the end
+	}
+	return append(make([]Attempt, 0, n), atts...)
+}
+
+// unmarshal decodes one attempt line as encoding/json does: by the
+// decoder without reflection when the line has the shape WriteJSONL
+// writes, else by encoding/json.
+func (d *decoder) unmarshal(line []byte, a *Attempt) error {
+	if d.attempt(line, a) {
+		return nil
+	}
+	*a = Attempt{}
+	return json.Unmarshal(line, a)
 }
