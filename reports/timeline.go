@@ -288,7 +288,10 @@ func (k keyStory) replicaLanes() []tlLane {
 	}
 	if h := k.t.Held; h != nil {
 		until := "until the gate timed out"
-		if h.By != "" {
+		switch {
+		case h.By != "" && h.Until == "":
+			until = "until " + h.By + " was answered"
+		case h.By != "":
 			until = "until " + h.By + " reached " + h.Until
 		}
 		what := "held by the gate at " + h.Point + " " + until + " (" + spanText(h.To-h.From) + ")"

@@ -26,8 +26,12 @@ type Target struct {
 
 // GateSpec forces an interleaving: see failpoint.Gate.
 type GateSpec struct {
-	Hold, Until api.Point
-	Timeout     time.Duration
+	Hold api.Point
+	// Until is the point another request of the key reaches to release the
+	// held one; "": only its answer does (the client got it), so everything
+	// that request did, its stored response among it, happened first.
+	Until   api.Point
+	Timeout time.Duration
 }
 
 // Scenario is a named traffic and fault pattern.

@@ -35,7 +35,7 @@ var (
 		Seen: overlapped}
 	exInFlight = Exercise{What: "a retry met its key still in flight",
 		Seen: metInFlight}
-	exGate = Exercise{What: "the gate held a request until the other committed or was answered",
+	exGate = Exercise{What: "the gate held a request until the other was answered",
 		Seen: func(o Observation) bool { return o.GateHeld > 0 }}
 	exHidden = Exercise{What: "a retry after an answer the client never got",
 		Seen: func(o Observation) bool { return retriedAfterHidden(o, false) }}

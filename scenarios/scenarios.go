@@ -17,9 +17,9 @@ const (
 var catalog = []Scenario{
 	{Name: "concurrent-duplicates", Doc: "K same-key, same-body requests released together by a barrier, over many trials",
 		Reveals: "check-then-act races; the 409 contract", Plan: planConcurrent, Assume: assumeOverlap, Exercise: exOverlap},
-	{Name: "forced-race", Doc: "a gate holds request A after its key check until B has committed (or was answered without): the race on every run",
+	{Name: "forced-race", Doc: "a gate holds request A after its key check until B has been answered: the race on every run",
 		Reveals: "the check-then-act race, deterministically", Plan: planForcedRace, Assume: assumeGateEngaged, Exercise: exGate,
-		Gate: &GateSpec{Hold: api.AfterCheck, Until: api.AfterCommit, Timeout: time.Second}},
+		Gate: &GateSpec{Hold: api.AfterCheck, Timeout: time.Second}},
 	{Name: "dropped-response", Doc: "the response is dropped by Toxiproxy after the server committed; the client retries the same key",
 		Reveals: "missing or per-replica idempotency", Plan: planDropped, Assume: assumeFaultFired, Exercise: exCommitted},
 	{Name: "payload-mismatch", Doc: "a retry with the same key and a changed amount",

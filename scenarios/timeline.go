@@ -47,14 +47,15 @@ type Injected struct {
 }
 
 // Held is an attempt a gate held at a failpoint until another attempt of
-// its key reached the gate's release point, or the gate timed out.
+// its key reached the gate's release point (or, with none, was answered),
+// or the gate timed out.
 type Held struct {
 	Attempt string        `json:"attempt"`
 	Point   string        `json:"point"`
 	From    time.Duration `json:"from_ns"`
 	To      time.Duration `json:"to_ns"`
-	// By is the attempt whose arrival at Until released it; empty: the
-	// gate timed out.
+	// By is the attempt whose arrival at Until (or whose answer, Until
+	// empty) released it; empty: the gate timed out.
 	By    string `json:"by,omitempty"`
 	Until string `json:"until"`
 }
@@ -118,7 +119,7 @@ func timelineOf(key string, obs Observation, plan workload.Plan, gate *GateSpec)
 	}
 	t.Injected = injected(t.Attempts, t.Events, plan)
 	if gate != nil {
-		t.Held = held(t.Events, *gate)
+		t.Held = held(t.Events, t.Attempts, *gate)
 	}
 	return t
 }
@@ -155,15 +156,24 @@ func injected(as []history.Attempt, events []Event, plan workload.Plan) []Inject
 
 // held reads a gate's hold from the key's events: the first attempt to
 // reach the hold point waits there until another attempt reaches the
-// release point, or the gate's timeout.
-func held(events []Event, g GateSpec) *Held {
+// release point (with none: until another attempt's answer), or the gate's
+// timeout.
+func held(events []Event, attempts []history.Attempt, g GateSpec) *Held {
 	var h *Held
 	for _, e := range events {
 		switch {
 		case h == nil && e.Point == string(g.Hold):
 			h = &Held{Attempt: e.Attempt, Point: e.Point, Until: string(g.Until), From: e.At, To: e.At + g.Timeout}
-		case h != nil && h.By == "" && e.Point == string(g.Until) && e.Attempt != h.Attempt && e.At < h.To:
+		case h != nil && g.Until != "" && h.By == "" && e.Point == string(g.Until) && e.Attempt != h.Attempt && e.At < h.To:
 			h.By, h.To = e.Attempt, max(e.At, h.From)
+		}
+	}
+	if h == nil || g.Until != "" {
+		return h
+	}
+	for _, a := range attempts {
+		if a.ID != h.Attempt && a.Return > h.From && a.Return < h.To { // the earliest: To shrinks
+			h.By, h.To = a.ID, a.Return
 		}
 	}
 	return h

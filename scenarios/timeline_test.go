@@ -49,22 +49,32 @@ func TestTimelineCarriesTheInjectedFault(t *testing.T) {
 }
 
 // TestTimelineCarriesTheGateHold: forced-race holds the first attempt of a
-// key at after-check until another reaches after-commit.
+// key at after-check until another is answered (its client got the
+// answer); a gate with a release point opens there.
 func TestTimelineCarriesTheGateHold(t *testing.T) {
 	sc, _ := Lookup("forced-race")
-	ev := func(seq int, p api.Point, attempt string, ms int) Event {
-		return Event{Seq: seq, Point: string(p), Attempt: attempt, Key: "k", At: time.Duration(ms) * time.Millisecond}
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	ev := func(seq int, p api.Point, attempt string, at int) Event {
+		return Event{Seq: seq, Point: string(p), Attempt: attempt, Key: "k", At: ms(at)}
 	}
 	obs := Observation{Trace: []Event{ev(1, api.AfterCheck, "a", 2), ev(2, api.AfterCheck, "b", 4),
 		ev(3, api.AfterCommit, "b", 20), ev(4, api.AfterCommit, "a", 25)}}
+	obs.History.Attempts = []history.Attempt{{ID: "a", Key: "k", Call: ms(1), Return: ms(26)},
+		{ID: "b", Key: "k", Call: ms(3), Return: ms(21)}}
 	tl := timelines([]check.Finding{{Key: "k"}}, obs, workload.Plan{}, sc.Gate)[0]
-	want := Held{Attempt: "a", Point: "after-check", Until: "after-commit", By: "b", From: 2 * time.Millisecond, To: 20 * time.Millisecond}
+	want := Held{Attempt: "a", Point: "after-check", By: "b", From: ms(2), To: ms(21)}
 	if tl.Held == nil || *tl.Held != want {
 		t.Fatalf("held %+v; want %+v", tl.Held, want)
 	}
-	obs.Trace = obs.Trace[:2] // nobody commits: the gate times out
+	atCommit := GateSpec{Hold: api.AfterCheck, Until: api.AfterCommit, Timeout: time.Second}
+	tl = timelines([]check.Finding{{Key: "k"}}, obs, workload.Plan{}, &atCommit)[0]
+	want = Held{Attempt: "a", Point: "after-check", Until: "after-commit", By: "b", From: ms(2), To: ms(20)}
+	if tl.Held == nil || *tl.Held != want {
+		t.Fatalf("held %+v; want %+v", tl.Held, want)
+	}
+	obs.History.Attempts[1].Return = ms(2000) // answered after the gate's timeout
 	tl = timelines([]check.Finding{{Key: "k"}}, obs, workload.Plan{}, sc.Gate)[0]
-	if tl.Held == nil || tl.Held.By != "" || tl.Held.To != 2*time.Millisecond+sc.Gate.Timeout {
+	if tl.Held == nil || tl.Held.By != "" || tl.Held.To != ms(2)+sc.Gate.Timeout {
 		t.Fatalf("held %+v; want a timeout", tl.Held)
 	}
 }

@@ -29,7 +29,7 @@ func TestDemoForcedRaceTellsTheDoubleChargeTheSameWayEveryTime(t *testing.T) {
 			t.Fatalf("exit %d; want %d\n%s\n%s", o.code, exitViolated, o.stdout, o.stderr)
 		}
 		for _, want := range []string{"DOUBLE CHARGE", "sequenceDiagram", "```mermaid", "the gate holds request A",
-			"request B's commit opens the gate", "Double charge: one key, several ledger charges", reports.TimingsHeader} {
+			"request B's answer opens the gate", "Double charge: one key, several ledger charges", reports.TimingsHeader} {
 			if !strings.Contains(flat(o.stdout), want) {
 				t.Errorf("no %q in:\n%s", want, o.stdout)
 			}

@@ -80,7 +80,7 @@ func observed(t *testing.T, out, scenario string, seed uint64) scenarios.Observa
 
 // TestTargetFailpointsForcedRaceRedisGetset: paymentd --failpoints speaks
 // the protocol, so the harness's gate holds request A after its key check,
-// in another process, until B has committed: redis-getset double-charges
+// in another process, until B has been answered: redis-getset double-charges
 // on every seed.
 func TestTargetFailpointsForcedRaceRedisGetset(t *testing.T) {
 	seeds := failpointSeeds(t)

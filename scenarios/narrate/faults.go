@@ -98,9 +98,9 @@ var pointNouns = map[string]string{
 func (r *renderer) hold(u *unit) {
 	g := r.s.gate
 	where := holdPhrases[string(g.spec.Hold)]
-	until := "until another request of the key reaches " + string(g.spec.Until) + " or is answered"
-	if g.spec.Until == "after-commit" {
-		until = "until another request of the key commits or is answered"
+	until := "until another request of the key is answered"
+	if g.spec.Until != "" {
+		until = "until another request of the key reaches " + string(g.spec.Until) + " or is answered"
 	}
 	r.say("the gate holds %s %s, %s", u.request(), where, until)
 	r.draw("Note over %s: the gate holds %s %s", u.rid(), u.short(), where)
@@ -120,7 +120,7 @@ func (r *renderer) resume(st *step) {
 		return
 	}
 	if late := st.resume.late; late != nil {
-		r.say("the gate's timeout runs out before %s's %s: %s goes on", late.request(), pointNouns[string(r.s.gate.spec.Until)],
+		r.say("the gate's timeout runs out before %s's %s: %s goes on", late.request(), pointNouns[r.s.gate.racePoint()],
 			u.request())
 	} else {
 		r.say("the gate stops waiting, no other request of the key got that far: %s goes on", u.request())

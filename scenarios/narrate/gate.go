@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/targets/api"
 )
 
 // gateStory is what the scenario's gate did to the story's key.
@@ -55,6 +56,15 @@ func (s *story) linkGate() {
 	s.gate = g
 }
 
+// racePoint is where a request racing the held one is too late once the
+// gate gave up: the release point, or (a gate its answer opens) its commit.
+func (g *gateStory) racePoint() string {
+	if g.spec.Until == "" {
+		return string(api.AfterCommit)
+	}
+	return string(g.spec.Until)
+}
+
 // resumedAt is when the held request was let go: at its release, else when
 // the gate's timeout ran out.
 func (g *gateStory) resumedAt() time.Duration {
@@ -85,7 +95,7 @@ func (s *story) late(g *gateStory) *unit {
 	t := g.resumedAt()
 	for _, u := range s.units {
 		srv := u.first().Server
-		if u != g.held.u && srv != nil && srv.Start < t && u.find(pointStep, string(g.spec.Until)) != nil {
+		if u != g.held.u && srv != nil && srv.Start < t && u.find(pointStep, g.racePoint()) != nil {
 			return u
 		}
 	}
@@ -137,6 +147,9 @@ func nextOf(st *step) *step {
 // releaser is another request's arrival at the gate's release point while
 // the held request waited, or nil.
 func (s *story) releaser(g *gateStory) *step {
+	if g.spec.Until == "" {
+		return nil
+	}
 	var best *step
 	for _, u := range s.units {
 		if u == g.held.u {

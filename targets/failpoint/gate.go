@@ -9,10 +9,12 @@ import (
 )
 
 // Gate forces an interleaving: the first request of a key to reach Hold waits
-// there until another request of the same key reaches Until, or is answered
-// without reaching it (Finished: the target refused it while the first was
-// held, so holding on proves nothing more), or Timeout passes. It is how
-// forced-race shows a check-then-act race on every run.
+// there until another request of the same key reaches Until (when set) or
+// is answered (Finished: all it did happened while the first was held), or
+// Timeout passes. It is how forced-race shows a check-then-act race on
+// every run: released by the other's answer only, the held request goes on
+// after everything the other did, its stored response included, so the
+// race ends the same way every time.
 type Gate struct {
 	Hold    api.Point
 	Until   api.Point
@@ -36,7 +38,9 @@ func (g *Gate) Arm(s *Set) {
 	g.waiting = map[string]*held{}
 	g.mu.Unlock()
 	s.Arm("gate-hold", g.Hold, Any, g.hold)
-	s.Arm("gate-open", g.Until, Any, g.open)
+	if g.Until != "" {
+		s.Arm("gate-open", g.Until, Any, g.open)
+	}
 }
 
 func (g *Gate) hold(ctx context.Context, h Hit) func() {
