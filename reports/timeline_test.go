@@ -105,6 +105,12 @@ func TestTimelineDrawsEveryFaultWhereItHappened(t *testing.T) {
 	if _, _, ok := row(lanes["replica 1"], "a3 handled → 409"); !ok {
 		t.Error("the held attempt's own row is missing")
 	}
+	answered := faultTimeline()
+	answered.Held.Until = "" // forced-race's gate: opened by a2's answer
+	want := "a3 held by the gate at after-check until a2 was answered (3.0 ms)"
+	if _, _, ok := row(lanesOf(t, timelinePage(t, answered))["replica 1"], want); !ok {
+		t.Errorf("no row %q", want)
+	}
 	if !regexp.MustCompile(`<div class="pl left" style="--x:0.8824">`).MatchString(lanes["Redis"]) {
 		t.Error("no line where the probes begin, at 60 ms of 0..68")
 	}
