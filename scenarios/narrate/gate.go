@@ -14,8 +14,7 @@ type gateStory struct {
 	next *step // the held request's next step
 	// released is the step of another request that opened the gate: its
 	// arrival at the release point, or the end of its try (the client got
-	// its answer: the target refused it while the held one waited); nil: the
-	// gate timed out.
+	// its answer); nil: the gate timed out.
 	released *step
 }
 
@@ -168,7 +167,7 @@ func (s *story) releaser(g *gateStory) *step {
 
 // answerer is another request of the key whose try ended while the held
 // request waited, when the held one went on well before the gate's timeout:
-// the gate opens on such an answer too (failpoint.Gate.Finished). Nil when
+// the gate opens on such an answer (failpoint.Gate.Finished). Nil when
 // the held request waited out the timeout, or none ended meanwhile.
 func (s *story) answerer(g *gateStory) *step {
 	if g.next == nil || g.next.at >= g.held.at+g.spec.Timeout*9/10 {

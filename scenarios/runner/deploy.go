@@ -196,9 +196,9 @@ func (d *deployment) close() error {
 	return errors.Join(errs...)
 }
 
-// gateAround tells the gate, if there is one, of every answered try: a
-// request the target refused while the gate held another of its key
-// releases that one (nil without a gate).
+// gateAround tells the gate, if there is one, of every answered try: the
+// answer releases the request of its key the gate holds, if another (nil
+// without a gate).
 func gateAround(g *failpoint.Gate) func(workload.Op, int) func() {
 	if g == nil {
 		return nil
