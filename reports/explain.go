@@ -59,9 +59,10 @@ var explanations = map[check.Anomaly]Explanation{
 			"memory keeps claims per process, so a retry routed to another replica runs again; redis-getset checks, then acts, " +
 			"so concurrent duplicates both find the key absent; redis-setnx loses the completed response when the Redis write fails " +
 			"after the Postgres commit (or its claim expires during a slow charge), and the retry charges again.",
-		Avoid: "Claim the key atomically with the money movement: pg-tx claims it (INSERT ... ON CONFLICT DO NOTHING), charges and " +
-			"stores the response in one transaction; redis-pg-guard uses Redis only for the fast 409 path and puts a UNIQUE " +
-			"idempotency key on the ledger row, so Postgres refuses a second charge whatever Redis says.",
+		Avoid: "Claim the key atomically with the money movement: pg-tx takes the key's lock without waiting (a duplicate in " +
+			"flight gets 409), charges and writes the key row with its response in one transaction, so the key and the money " +
+			"commit together; redis-pg-guard uses Redis only for the fast 409 path and runs the same transaction behind it, so " +
+			"Postgres refuses a second charge whatever Redis says.",
 	},
 	check.LostAck: {
 		Title: "Lost acknowledgement: a 2xx without its charge",
@@ -129,8 +130,8 @@ var explanations = map[check.Anomaly]Explanation{
 			"that Redis holds no completed response for (missing, still claimed, expired), or Redis names another charge.",
 		Why: "Redis and Postgres share no transaction: redis-setnx commits the charge in Postgres, then the write of the " +
 			"completed response to Redis is lost; the claim is released or expires, and a retry charges again.",
-		Avoid: "Make Postgres the source of truth: redis-pg-guard puts a UNIQUE idempotency key on the ledger row, so a retry " +
-			"that gets past Redis is refused by Postgres and answered from the ledger; or keep the whole record in Postgres (pg-tx).",
+		Avoid: "Make Postgres the source of truth: redis-pg-guard writes the key row in the charge's own transaction, so a " +
+			"retry that gets past Redis finds it in Postgres and is answered from it; or keep the whole record in Postgres (pg-tx).",
 	},
 	check.CachedError: {
 		Title: "Cached error: a 5xx replayed to every retry",
