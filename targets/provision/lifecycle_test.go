@@ -32,6 +32,10 @@ func TestCloseStopsEverything(t *testing.T) {
 			t.Errorf("%s dir %s: %v; want it under %s", p.name, p.dir, err, base)
 		}
 	}
+	groups := s.ProcessGroups()
+	if len(groups) != 2 || groups["redis"] != s.parts[0].pid || groups["postgres"] != s.parts[1].pid {
+		t.Errorf("ProcessGroups = %v; want redis %d and postgres %d", groups, s.parts[0].pid, s.parts[1].pid)
+	}
 	if removed, err := Sweep(base); err != nil || len(removed) != 0 {
 		t.Errorf("Sweep of a live run removed %v (err %v); want nothing", removed, err)
 	}

@@ -141,3 +141,19 @@ func (s *Services) add(p *part) {
 	defer s.mu.Unlock()
 	s.parts = append(s.parts, p)
 }
+
+// ProcessGroups names the process group of each store started here as a
+// local process ("redis", "postgres"): every process of the store (a
+// Postgres server's backends among them) is in it. Stores given by URL or
+// run in a container have none.
+func (s *Services) ProcessGroups() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]int{}
+	for _, p := range s.parts {
+		if p.pid > 0 {
+			out[p.name] = p.pid
+		}
+	}
+	return out
+}
