@@ -1,5 +1,7 @@
 package strategy
 
+import "github.com/idemchaos/idemchaos/targets/ledger"
+
 // Statement is one SQL statement a strategy sends, with the name of each
 // of its parameters ($1, $2, ... in order): key, fingerprint, account,
 // amount, currency, attempt, replica, status, body.
@@ -18,6 +20,7 @@ var (
 	stLock   = Statement{SQL: sqlLock, Params: []string{"key"}}
 	stCharge = Statement{SQL: sqlLockedCharge, Params: chargeParams}
 	stStore  = Statement{SQL: sqlInsertKey, Params: []string{"key", "fingerprint", "status", "body"}}
+	stDebit  = Statement{SQL: ledger.SQLCharge, Params: chargeParams}
 )
 
 // chargeParams name ledger.ChargeArgs.
@@ -29,6 +32,13 @@ var chargeParams = []string{"account", "amount", "currency", "key", "attempt", "
 // (pgbench) measures the SQL alone.
 func PgTxFresh() Script {
 	return Script{{stBegin, stLock, stCharge}, {stStore, stCommit}}
+}
+
+// NoneCharge is what none sends for every request, its key ignored: the
+// debit and the charge row in one statement, in a transaction. pgbench on
+// it measures the ledger's SQL without an idempotency layer.
+func NoneCharge() Script {
+	return Script{{stBegin, stDebit}, {stCommit}}
 }
 
 // PgTxReplay is pg-tx's transaction for a retry of a completed key.

@@ -128,6 +128,9 @@ func TestPostgresRoundTrips(t *testing.T) {
 			fresh := rt.statements()
 			status, n = send("key-rt", pay)
 			check("replay", b.replay, status, n)
+			if b.name == "none" { // pgbench's baseline is what none sends
+				sameScript(t, "fresh key", fresh, strategy.NoneCharge())
+			}
 			if b.name == "pg-tx" { // the script pgbench replays is what pg-tx sends
 				sameScript(t, "fresh key", fresh, strategy.PgTxFresh())
 				sameScript(t, "replay", rt.statements(), strategy.PgTxReplay())
