@@ -53,7 +53,7 @@ func cmdCompare(ctx context.Context, o benchOptions, stdout, stderr io.Writer) e
 	}
 	defer s.Close()
 	var st compare.Stores
-	st.RedisURL = s.Services.RedisURL
+	st.RedisURL, st.Groups = s.Services.RedisURL, s.Services.ProcessGroups()
 	if st.BenchDSN, err = s.NewDatabase(ctx); err != nil {
 		return envError(err)
 	}

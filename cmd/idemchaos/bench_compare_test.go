@@ -28,16 +28,17 @@ func TestBenchCompareRuns(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Kind != compare.Kind || rep.Rounds != 1 || rep.Concurrency != 16 || len(rep.Measurements) != 8 {
+	if rep.Kind != compare.Kind || rep.Rounds != 1 || rep.Concurrency != 16 || len(rep.Measurements) != 9 {
 		t.Fatalf("header: %+v", rep)
 	}
 	for _, m := range rep.Measurements {
 		if len(m.Values) != 1 || m.Values[0] <= 0 {
 			t.Errorf("%s: values %v, want one positive figure", m.Name, m.Values)
 		}
+		checkCPU(t, m)
 	}
-	if len(rep.Ratios) != 6 {
-		t.Fatalf("%d ratios, want 6", len(rep.Ratios))
+	if len(rep.Ratios) != 7 {
+		t.Fatalf("%d ratios, want 7", len(rep.Ratios))
 	}
 	for _, r := range rep.Ratios {
 		if len(r.Values) != 1 || r.Median <= 0 {
@@ -47,8 +48,30 @@ func TestBenchCompareRuns(t *testing.T) {
 			t.Errorf("the table lacks %q:\n%s", r.Name, o.stdout)
 		}
 	}
-	if n := strings.Count(o.stderr, "round 1/1"); n != 8 {
+	if n := strings.Count(o.stderr, "round 1/1"); n != 9 {
 		t.Errorf("%d progress lines, want one per measurement:\n%s", n, o.stderr)
+	}
+}
+
+// checkCPU: every measurement on the stores idemchaos started has the CPU
+// time per request of Postgres and of this process, and a load tool's own
+// where one drove it; the total is the sum.
+func checkCPU(t *testing.T, m compare.Series) {
+	t.Helper()
+	cpu := map[string]float64{}
+	for _, c := range m.CPU {
+		cpu[c.Name] = c.Median
+	}
+	tool := strings.HasPrefix(m.Name, "wrk") || strings.HasPrefix(m.Name, "pgbench")
+	if cpu[compare.PartPostgres] <= 0 || (tool && cpu[compare.PartTool] <= 0) || (!tool && cpu[compare.PartIdemchaos] <= 0) {
+		t.Errorf("%s: CPU per request %v; want Postgres's, and the tool's or idemchaos's", m.Name, cpu)
+	}
+	if m.Busy == nil || m.Busy.Median <= 0 || m.Busy.Median > 1 {
+		t.Errorf("%s: machine busy %+v, want a share in (0, 1]", m.Name, m.Busy)
+	}
+	sum := cpu[compare.PartPostgres] + cpu[compare.PartRedis] + cpu[compare.PartIdemchaos] + cpu[compare.PartTool]
+	if d := sum - cpu[compare.PartTotal]; d > 1 || d < -1 {
+		t.Errorf("%s: parts sum to %.1f, total %.1f", m.Name, sum, cpu[compare.PartTotal])
 	}
 }
 

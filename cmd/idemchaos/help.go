@@ -69,9 +69,10 @@ var commands = []command{
 		"--compare [--rounds N] [--duration D] [--json FILE]"}, "what each strategy costs",
 		"Measures each strategy's latency percentiles and throughput under an open-model load (or a closed one with " +
 			"--concurrency), with a share of duplicate retries, and writes them as a table, JSON, Markdown or HTML. " +
-			"--compare measures pg-tx's SQL with pgbench, none, pg-tx and redis-pg-guard with wrk, and pg-tx and none " +
-			"with idemchaos's closed and open models, interleaved over --rounds rounds of --duration each on the same " +
-			"stores, and prints the ratios with their ranges (exit 3 without pgbench or wrk)."},
+			"--compare measures pg-tx's and none's SQL with pgbench, none, pg-tx and redis-pg-guard with wrk, and pg-tx " +
+			"and none with idemchaos's closed and open models, interleaved over --rounds rounds of --duration each on " +
+			"the same stores, and prints the ratios with their ranges and the CPU time per request of Postgres, Redis, " +
+			"idemchaos and the load tool (exit 3 without pgbench or wrk)."},
 	{"lint", []string{"--openapi FILE [--profile ietf|stripe|FILE] [--operation ID]"}, "your OpenAPI description against a profile",
 		"Checks the idempotency contract your service's OpenAPI description documents against a profile: the key " +
 			"header declared (required when the profile refuses a request without a key, optional when it serves one), " +

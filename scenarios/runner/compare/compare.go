@@ -2,7 +2,7 @@
 // measures the same strategies with pgbench (the strategy's SQL), wrk (the
 // same HTTP endpoint) and idemchaos's own closed and open models,
 // interleaved over rounds, and states the ratios between them with their
-// ranges.
+// ranges and the CPU time each process spent per request.
 //
 // It is an internal part of idemchaos, not a stable API: it may change
 // between releases.
@@ -40,12 +40,18 @@ type Config struct {
 	Wrk         string   // path of the wrk binary
 	Dir         string   // scratch directory: scripts and the tools' outputs
 	Env         []string // the tools' environment (their PATH, PG* and the like)
+
+	cpu cpuClock // set by Run from the stores
 }
 
 // Stores are where every measurement runs: a database for the targets, one
 // for pgbench, and Redis.
 type Stores struct {
 	BenchDSN, PgbenchDSN, RedisURL string
+	// Groups are the leader processes of the stores started here, by part
+	// (PartPostgres, PartRedis): their CPU time per request is measured.
+	// A store given by a loopback URL is found by its listening port.
+	Groups map[string]int
 }
 
 // Validate reports the first way c is out of bounds.
@@ -56,7 +62,7 @@ func (c Config) Validate() error {
 	case c.Duration < time.Second || c.Duration > MaxDuration:
 		return fmt.Errorf("--duration %s: --compare wants 1s to %s per measurement", c.Duration, MaxDuration)
 	case c.Concurrency < 1 || c.Concurrency > 64:
-		return fmt.Errorf("--concurrency %d: --compare wants 1 to 64 (the target's pool has 16 connections)", c.Concurrency)
+		return fmt.Errorf("--concurrency %d: --compare wants 1 to 64", c.Concurrency)
 	case !(c.Rate > 0 && c.Rate <= load.MaxRate):
 		return fmt.Errorf("--rate %g: want more than 0 and at most %d", c.Rate, load.MaxRate)
 	}
@@ -66,7 +72,15 @@ func (c Config) Validate() error {
 // measurer takes one measurement: a value in its unit.
 type measurer struct {
 	name, unit string
-	take       func(ctx context.Context, round int) (float64, error)
+	take       func(ctx context.Context, round int) (sample, error)
+}
+
+// sample is one measurement: its value, how many requests (or
+// transactions) it served, and the CPU time each part spent meanwhile
+// (nil when it could not be read).
+type sample struct {
+	value, count float64
+	cpu          reading
 }
 
 // Run takes every measurement once per round, in an order rotated by one
@@ -74,12 +88,13 @@ type measurer struct {
 func Run(ctx context.Context, c Config, s Stores, progress io.Writer) (Report, error) {
 	started := time.Now()
 	rep := newReport(c, started)
+	c.cpu = cpuClock{groups: s.groups()}
 	ms, closeAll, err := measurers(ctx, c, s)
 	if err != nil {
 		return rep, err
 	}
 	defer closeAll()
-	values := make([][]float64, len(ms))
+	samples := make([][]sample, len(ms))
 	for round := range c.Rounds {
 		for j := range ms {
 			i := (j + round) % len(ms)
@@ -87,12 +102,12 @@ func Run(ctx context.Context, c Config, s Stores, progress io.Writer) (Report, e
 			if err != nil {
 				return rep, fmt.Errorf("round %d, %s: %w", round+1, ms[i].name, err)
 			}
-			fmt.Fprintf(progress, "round %d/%d  %-40s %10.1f %s\n", round+1, c.Rounds, ms[i].name, v, ms[i].unit)
-			values[i] = append(values[i], v)
+			fmt.Fprintf(progress, "round %d/%d  %-40s %10.1f %s%s\n", round+1, c.Rounds, ms[i].name, v.value, ms[i].unit, cpuNote(v))
+			samples[i] = append(samples[i], v)
 		}
 	}
 	for i, m := range ms {
-		rep.Measurements = append(rep.Measurements, newSeries(m.name, m.unit, values[i]))
+		rep.Measurements = append(rep.Measurements, newMeasurement(m.name, m.unit, samples[i]))
 	}
 	rep.Ratios = ratios(rep.Measurements)
 	rep.LoadAfter = loadAverage()
@@ -132,14 +147,15 @@ func measurers(ctx context.Context, c Config, s Stores) ([]measurer, func(), err
 	}
 	w := wrk{cfg: c, b: keep}
 	ms := []measurer{
-		{MeasurePgbench, "tps", pgb.take},
+		{MeasurePgbench, "tps", pgb.taker(pgb.pgTx)},
+		{MeasurePgbenchNone, "tps", pgb.taker(pgb.none)},
 		{MeasureWrkNone, "req/s", w.taker("none")},
 		{MeasureWrkPgTx, "req/s", w.taker("pg-tx")},
 		{MeasureWrkGuard, "req/s", w.taker("redis-pg-guard")},
-		{MeasureKeepAlive, "req/s", throughput(keep, "pg-tx")},
-		{MeasurePerConn, "req/s", throughput(perConn, "pg-tx")},
-		{MeasureOpenNone, "ms p50", p50(openB, "none")},
-		{MeasureOpenPgTx, "ms p50", p50(openB, "pg-tx")},
+		{MeasureKeepAlive, "req/s", throughput(c, keep, "pg-tx")},
+		{MeasurePerConn, "req/s", throughput(c, perConn, "pg-tx")},
+		{MeasureOpenNone, "ms p50", p50(c, openB, "none")},
+		{MeasureOpenPgTx, "ms p50", p50(c, openB, "pg-tx")},
 	}
 	return ms, closeAll, nil
 }
@@ -153,30 +169,34 @@ func firstErr(errs ...error) error {
 	return nil
 }
 
-// benchOne runs idemchaos's own load on one strategy.
-func benchOne(ctx context.Context, b *runner.Bencher, name string) (reports.BenchResult, error) {
+// benchOne runs idemchaos's own load on one strategy. Its CPU window
+// holds the deployment and the check around the load (a few
+// milliseconds of the window's seconds).
+func benchOne(ctx context.Context, c Config, b *runner.Bencher, name string) (reports.BenchResult, reading, error) {
+	w := c.cpu.begin()
 	r, err := b.Run(ctx, name)
+	cpu := w.end(0)
 	if err != nil {
-		return reports.BenchResult{}, err
+		return reports.BenchResult{}, nil, err
 	}
 	for a, n := range r.Anomalies {
 		if n > 0 && name != "none" { // none double-charges every duplicate
-			return r, fmt.Errorf("%s under load: %d %s", name, n, a)
+			return r, nil, fmt.Errorf("%s under load: %d %s", name, n, a)
 		}
 	}
-	return r, nil
+	return r, cpu, nil
 }
 
-func throughput(b *runner.Bencher, name string) func(context.Context, int) (float64, error) {
-	return func(ctx context.Context, _ int) (float64, error) {
-		r, err := benchOne(ctx, b, name)
-		return r.AchievedRPS, err
+func throughput(c Config, b *runner.Bencher, name string) func(context.Context, int) (sample, error) {
+	return func(ctx context.Context, _ int) (sample, error) {
+		r, cpu, err := benchOne(ctx, c, b, name)
+		return sample{value: r.AchievedRPS, count: float64(r.Answered), cpu: cpu}, err
 	}
 }
 
-func p50(b *runner.Bencher, name string) func(context.Context, int) (float64, error) {
-	return func(ctx context.Context, _ int) (float64, error) {
-		r, err := benchOne(ctx, b, name)
-		return r.LatencyOf(reports.KindAll).P50, err
+func p50(c Config, b *runner.Bencher, name string) func(context.Context, int) (sample, error) {
+	return func(ctx context.Context, _ int) (sample, error) {
+		r, cpu, err := benchOne(ctx, c, b, name)
+		return sample{value: r.LatencyOf(reports.KindAll).P50, count: float64(r.Answered), cpu: cpu}, err
 	}
 }

@@ -1,8 +1,10 @@
 package compare
 
 import (
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/idemchaos/idemchaos/targets/strategy"
 )
@@ -40,6 +42,52 @@ func TestToolOutputs(t *testing.T) {
 	}
 	if _, err := WrkRPS([]byte("unable to connect to 127.0.0.1:1 Connection refused\n")); err == nil {
 		t.Error("wrk: no figure, no error")
+	}
+	n, err := count(wrkCount, []byte("    Latency     5.44ms    3.71ms  77.35ms   84.39%\n  61296 requests in 20.08s, 13.64MB read\n"), "wrk")
+	if err != nil || n != 61296 {
+		t.Errorf("wrk count: %v %v", n, err)
+	}
+	n, err = count(pgbenchCount, []byte("number of clients: 16\nnumber of transactions actually processed: 72236\n"), "pgbench")
+	if err != nil || n != 72236 {
+		t.Errorf("pgbench count: %v %v", n, err)
+	}
+	if _, err := count(wrkCount, []byte("Requests/sec: 1\n"), "wrk"); err == nil {
+		t.Error("wrk: no count, no error")
+	}
+}
+
+// TestMeasurementCPU: a measurement's CPU time per request is each part's
+// time over the requests of its round, in microseconds; a part missing
+// from a round (stores given by URL, no load tool) has no figure.
+func TestMeasurementCPU(t *testing.T) {
+	ms := time.Millisecond
+	m := newMeasurement("wrk, pg-tx", "req/s", []sample{
+		{value: 4000, count: 1000, cpu: reading{PartPostgres: 300 * ms, PartIdemchaos: 150 * ms, PartTool: 30 * ms, PartTotal: 480 * ms,
+			machineBusy: 1500 * ms, machineAll: 2000 * ms}},
+		{value: 5000, count: 2000, cpu: reading{PartPostgres: 500 * ms, PartIdemchaos: 320 * ms, PartTotal: 820 * ms,
+			machineBusy: 1900 * ms, machineAll: 2000 * ms}},
+	})
+	got := map[string][]float64{}
+	for _, c := range m.CPU {
+		got[c.Name] = c.Values
+	}
+	want := map[string][]float64{PartPostgres: {300, 250}, PartIdemchaos: {150, 160}, PartTotal: {480, 410}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("cpu = %v, want %v", got, want)
+	}
+	if m.Median != 4500 {
+		t.Errorf("median %v", m.Median)
+	}
+	if m.Busy == nil || !reflect.DeepEqual(m.Busy.Values, []float64{0.75, 0.95}) {
+		t.Errorf("machine busy = %+v, want 0.75 and 0.95", m.Busy)
+	}
+	if m := newMeasurement("x", "tps", []sample{{value: 1, count: 0, cpu: reading{PartTotal: ms}}}); m.CPU != nil {
+		t.Errorf("no requests, yet CPU per request: %v", m.CPU)
+	}
+	var b strings.Builder
+	if err := WriteTable(&b, Report{Measurements: []Series{m}}); err != nil || !strings.Contains(b.String(), "CPU per request") ||
+		!strings.Contains(b.String(), "85 %") {
+		t.Errorf("the table lacks the CPU block: %v\n%s", err, b.String())
 	}
 }
 

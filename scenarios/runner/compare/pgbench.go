@@ -25,13 +25,20 @@ import (
 // seedKeys is how many completed keys the replay script retries.
 const seedKeys = 1000
 
-// pgbench replays pg-tx's SQL (strategy.PgTxFresh and PgTxReplay, one
-// pipeline per round trip, prepared like pgx) on a ledger of its own.
+// pgbench replays a strategy's SQL (one pipeline per round trip, prepared
+// like pgx) on a ledger of its own: pg-tx's (strategy.PgTxFresh and
+// PgTxReplay) and none's (strategy.NoneCharge).
 type pgbench struct {
-	cfg          Config
-	dsn          string
-	pool         *pgxpool.Pool
-	fresh, retry string // script files
+	cfg        Config
+	dsn        string
+	pool       *pgxpool.Pool
+	pgTx, none pgbenchScripts
+}
+
+// pgbenchScripts are the script files of one strategy's SQL: a fresh key,
+// and a retry of a completed key ("" for none, which ignores the key).
+type pgbenchScripts struct {
+	name, fresh, retry string
 }
 
 func newPgbench(ctx context.Context, c Config, dsn string) (*pgbench, error) {
@@ -39,11 +46,14 @@ func newPgbench(ctx context.Context, c Config, dsn string) (*pgbench, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgbench database: %w", err)
 	}
+	file := func(name string) string { return filepath.Join(c.Dir, name) }
 	p := &pgbench{cfg: c, dsn: dsn, pool: pool,
-		fresh: filepath.Join(c.Dir, "pg-tx-fresh.sql"), retry: filepath.Join(c.Dir, "pg-tx-replay.sql")}
+		pgTx: pgbenchScripts{name: "pg-tx", fresh: file("pg-tx-fresh.sql"), retry: file("pg-tx-replay.sql")},
+		none: pgbenchScripts{name: "none", fresh: file("none.sql")}}
 	err = firstErr(ledger.Migrate(ctx, pool),
-		os.WriteFile(p.fresh, []byte(Script(strategy.PgTxFresh(), freshValues)), 0o644),
-		os.WriteFile(p.retry, []byte(Script(strategy.PgTxReplay(), replayValues)), 0o644))
+		os.WriteFile(p.pgTx.fresh, []byte(Script(strategy.PgTxFresh(), freshValues)), 0o644),
+		os.WriteFile(p.pgTx.retry, []byte(Script(strategy.PgTxReplay(), replayValues)), 0o644),
+		os.WriteFile(p.none.fresh, []byte(Script(strategy.NoneCharge(), freshValues)), 0o644))
 	if err != nil {
 		pool.Close()
 		return nil, err
@@ -115,29 +125,48 @@ func (p *pgbench) prepare(ctx context.Context) error {
 	return nil
 }
 
-// take runs pgbench for the configured duration: fresh keys and retries
-// in the duplicate ratio, prepared statements, one client per sender.
-func (p *pgbench) take(ctx context.Context, round int) (float64, error) {
+// take runs pgbench on script for the configured duration (with
+// retries in the duplicate ratio, when it has a retry script), prepared
+// statements, one client per sender.
+func (p *pgbench) take(ctx context.Context, round int, s pgbenchScripts) (sample, error) {
 	if err := p.prepare(ctx); err != nil {
-		return 0, err
+		return sample{}, err
 	}
 	dup := int(math.Round(p.cfg.DupRatio * 100))
+	if s.retry == "" {
+		dup = 0
+	}
 	args := []string{"-n", "-M", "prepared", "-c", strconv.Itoa(p.cfg.Concurrency), "-j", strconv.Itoa(threads(p.cfg.Concurrency)),
 		"-T", strconv.Itoa(int(math.Ceil(p.cfg.Duration.Seconds())))}
 	if dup < 100 {
-		args = append(args, "-f", fmt.Sprintf("%s@%d", p.fresh, 100-dup))
+		args = append(args, "-f", fmt.Sprintf("%s@%d", s.fresh, 100-dup))
 	}
 	if dup > 0 {
-		args = append(args, "-f", fmt.Sprintf("%s@%d", p.retry, dup))
+		args = append(args, "-f", fmt.Sprintf("%s@%d", s.retry, dup))
 	}
-	out, err := runTool(ctx, p.cfg, fmt.Sprintf("pgbench-%d.txt", round+1), nil, p.cfg.Pgbench, append(args, p.dsn)...)
+	w := p.cfg.cpu.begin()
+	run, err := runTool(ctx, p.cfg, fmt.Sprintf("pgbench-%s-%d.txt", s.name, round+1), nil, p.cfg.Pgbench, append(args, p.dsn)...)
 	if err != nil {
-		return 0, err
+		return sample{}, err
 	}
-	return PgbenchTPS(out)
+	cpu := w.end(run.cpu)
+	tps, err := PgbenchTPS(run.out)
+	if err != nil {
+		return sample{}, err
+	}
+	n, err := count(pgbenchCount, run.out, "pgbench")
+	return sample{value: tps, count: n, cpu: cpu}, err
 }
 
-var tpsLine = regexp.MustCompile(`(?m)^tps = ([0-9.]+)`)
+// taker measures one of pgbench's scripts.
+func (p *pgbench) taker(s pgbenchScripts) func(context.Context, int) (sample, error) {
+	return func(ctx context.Context, round int) (sample, error) { return p.take(ctx, round, s) }
+}
+
+var (
+	tpsLine      = regexp.MustCompile(`(?m)^tps = ([0-9.]+)`)
+	pgbenchCount = regexp.MustCompile(`(?m)^number of transactions actually processed: ([0-9]+)`)
+)
 
 // PgbenchTPS reads the transactions per second pgbench reports.
 func PgbenchTPS(out []byte) (float64, error) {
@@ -148,9 +177,15 @@ func PgbenchTPS(out []byte) (float64, error) {
 	return strconv.ParseFloat(string(m[1]), 64)
 }
 
+// toolRun is what a load tool printed and the CPU time it spent.
+type toolRun struct {
+	out []byte
+	cpu time.Duration
+}
+
 // runTool runs a load tool, keeping its output in the scratch directory;
 // it is bounded by the measurement's duration plus a minute.
-func runTool(ctx context.Context, c Config, outName string, env []string, path string, args ...string) ([]byte, error) {
+func runTool(ctx context.Context, c Config, outName string, env []string, path string, args ...string) (toolRun, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.Duration+time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, args...)
@@ -160,9 +195,9 @@ func runTool(ctx context.Context, c Config, outName string, env []string, path s
 	err := cmd.Run()
 	_ = os.WriteFile(filepath.Join(c.Dir, outName), out.Bytes(), 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v\n%s", filepath.Base(path), err, tail(out.Bytes()))
+		return toolRun{}, fmt.Errorf("%s: %v\n%s", filepath.Base(path), err, tail(out.Bytes()))
 	}
-	return out.Bytes(), nil
+	return toolRun{out: out.Bytes(), cpu: childCPU(cmd.ProcessState)}, nil
 }
 
 // tail is the end of a tool's output, for an error.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -20,14 +21,15 @@ const (
 
 // The measurements, by name.
 const (
-	MeasurePgbench   = "pgbench, pg-tx SQL"
-	MeasureWrkNone   = "wrk, none"
-	MeasureWrkPgTx   = "wrk, pg-tx"
-	MeasureWrkGuard  = "wrk, redis-pg-guard"
-	MeasureKeepAlive = "idemchaos closed keep-alive, pg-tx"
-	MeasurePerConn   = "idemchaos closed per-connection, pg-tx"
-	MeasureOpenNone  = "idemchaos open, none"
-	MeasureOpenPgTx  = "idemchaos open, pg-tx"
+	MeasurePgbench     = "pgbench, pg-tx SQL"
+	MeasurePgbenchNone = "pgbench, none SQL"
+	MeasureWrkNone     = "wrk, none"
+	MeasureWrkPgTx     = "wrk, pg-tx"
+	MeasureWrkGuard    = "wrk, redis-pg-guard"
+	MeasureKeepAlive   = "idemchaos closed keep-alive, pg-tx"
+	MeasurePerConn     = "idemchaos closed per-connection, pg-tx"
+	MeasureOpenNone    = "idemchaos open, none"
+	MeasureOpenPgTx    = "idemchaos open, pg-tx"
 )
 
 // ratioDef is one ratio of the table: num / den per round, and the goal
@@ -44,6 +46,7 @@ var ratioDefs = []ratioDef{
 	{"idemchaos keep-alive / wrk, pg-tx", MeasureKeepAlive, MeasureWrkPgTx, 0.95},
 	{"idemchaos one connection per request / wrk, pg-tx", MeasurePerConn, MeasureWrkPgTx, 0.8},
 	{"open model p50, none / pg-tx", MeasureOpenNone, MeasureOpenPgTx, 0},
+	{"pgbench pg-tx / none (the SQL alone)", MeasurePgbench, MeasurePgbenchNone, 0},
 }
 
 // Report is what a comparison measured.
@@ -80,6 +83,15 @@ type Series struct {
 	Median float64   `json:"median"`
 	Min    float64   `json:"min"`
 	Max    float64   `json:"max"`
+	// CPU is a measurement's CPU time per request (or transaction) in
+	// microseconds, by part (PartPostgres, ..., PartTotal), over the
+	// rounds; absent where it could not be read.
+	CPU []Series `json:"cpu_us_per_request,omitempty"`
+	// Busy is the share of the machine's CPU time (every CPU) that was
+	// busy during the measurement, over the rounds: below 1, the load
+	// left CPUs idle and its throughput is not what its CPU per request
+	// alone would allow.
+	Busy *Series `json:"machine_busy_share,omitempty"`
 }
 
 // Ratio is one ratio per round (the two measurements of one round).
@@ -109,6 +121,49 @@ func newSeries(name, unit string, v []float64) Series {
 		s.Median = (sorted[n/2-1] + sorted[n/2]) / 2
 	}
 	return s
+}
+
+// newMeasurement is a measurement's series, with its CPU time per
+// request by part where every round could read it.
+func newMeasurement(name, unit string, samples []sample) Series {
+	v := make([]float64, len(samples))
+	for i, x := range samples {
+		v[i] = x.value
+	}
+	m := newSeries(name, unit, v)
+	for _, part := range parts {
+		var us []float64
+		for _, x := range samples {
+			t, ok := x.cpu[part]
+			if !ok || x.count <= 0 {
+				break
+			}
+			us = append(us, math.Round(float64(t.Microseconds())/x.count*10)/10)
+		}
+		if len(us) == len(samples) && len(us) > 0 {
+			m.CPU = append(m.CPU, newSeries(part, "us/request", us))
+		}
+	}
+	var busy []float64
+	for _, x := range samples {
+		if all := x.cpu[machineAll]; all > 0 {
+			busy = append(busy, round3(float64(x.cpu[machineBusy])/float64(all)))
+		}
+	}
+	if len(busy) == len(samples) && len(busy) > 0 {
+		b := newSeries(machineBusy, "share", busy)
+		m.Busy = &b
+	}
+	return m
+}
+
+// cpuNote is a progress line's CPU time per request, "" when unknown.
+func cpuNote(x sample) string {
+	t, ok := x.cpu[PartTotal]
+	if !ok || x.count <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("   cpu %.0f us/request", float64(t.Microseconds())/x.count)
 }
 
 // ratios divides, round by round, the measurements each ratio names.
@@ -174,7 +229,33 @@ func WriteTable(w io.Writer, r Report) error {
 		}
 		fmt.Fprintf(tw, "%s\t%.2f\t%.2f to %.2f\t%s\n", q.Name, q.Median, q.Min, q.Max, goal)
 	}
+	writeCPU(tw, r.Measurements)
 	fmt.Fprintf(tw, "\n%d rounds of %s each, %d senders, %.0f %% duplicates; %d CPUs; load average %s before, %s after\n",
 		r.Rounds, time.Duration(r.DurationMS)*time.Millisecond, r.Concurrency, r.DupRatio*100, r.Machine.CPUs, r.LoadBefore, r.LoadAfter)
 	return tw.Flush()
+}
+
+// writeCPU writes the CPU time per request by part, when it was read.
+func writeCPU(w io.Writer, ms []Series) {
+	if !slices.ContainsFunc(ms, func(m Series) bool { return len(m.CPU) > 0 }) {
+		return
+	}
+	fmt.Fprintf(w, "\nCPU per request, us (median)\t%s\tmachine busy\n", strings.Join(parts, "\t"))
+	for _, m := range ms {
+		cells := make([]string, len(parts))
+		for i, part := range parts {
+			cells[i] = "-"
+			for _, c := range m.CPU {
+				if c.Name == part {
+					cells[i] = fmt.Sprintf("%.0f", c.Median)
+				}
+			}
+		}
+		busy := "-"
+		if m.Busy != nil {
+			busy = fmt.Sprintf("%.0f %%", m.Busy.Median*100)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\n", m.Name, strings.Join(cells, "\t"), busy)
+	}
+	fmt.Fprintf(w, "(idemchaos: this process, the target's server and, in idemchaos's own models, its client; tool: wrk or pgbench)\n")
 }

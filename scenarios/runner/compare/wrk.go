@@ -28,34 +28,54 @@ type wrk struct {
 	b   *runner.Bencher
 }
 
-func (w wrk) taker(name string) func(context.Context, int) (float64, error) {
-	return func(ctx context.Context, round int) (float64, error) { return w.take(ctx, name, round) }
+func (w wrk) taker(name string) func(context.Context, int) (sample, error) {
+	return func(ctx context.Context, round int) (sample, error) { return w.take(ctx, name, round) }
 }
 
-func (w wrk) take(ctx context.Context, name string, round int) (float64, error) {
+func (w wrk) take(ctx context.Context, name string, round int) (sample, error) {
 	script := filepath.Join(w.cfg.Dir, "idem.lua")
 	if err := os.WriteFile(script, []byte(WrkScript), 0o644); err != nil {
-		return 0, err
+		return sample{}, err
 	}
-	var out []byte
+	var run toolRun
+	var cpu reading
 	served, err := w.b.ServeWhile(ctx, name, "127.0.0.1:0", func(ctx context.Context, url string) error {
+		win := w.cfg.cpu.begin()
 		var err error
-		out, err = runTool(ctx, w.cfg, fmt.Sprintf("wrk-%s-%d.txt", name, round+1),
+		run, err = runTool(ctx, w.cfg, fmt.Sprintf("wrk-%s-%d.txt", name, round+1),
 			[]string{"DUP_RATIO=" + strconv.FormatFloat(w.cfg.DupRatio, 'g', -1, 64), "ACCOUNTS=" + strconv.Itoa(load.DefaultAccounts)},
 			w.cfg.Wrk, "-t", strconv.Itoa(threads(w.cfg.Concurrency)), "-c", strconv.Itoa(w.cfg.Concurrency),
 			"-d", strconv.Itoa(int(math.Ceil(w.cfg.Duration.Seconds())))+"s", "--timeout", "2s", "-s", script, url+api.PathCharges)
+		cpu = win.end(run.cpu)
 		return err
 	})
 	if err != nil {
-		return 0, err
+		return sample{}, err
 	}
 	if served.DoubleCharged > 0 && name != "none" {
-		return 0, fmt.Errorf("%s under wrk: %d keys charged more than once", name, served.DoubleCharged)
+		return sample{}, fmt.Errorf("%s under wrk: %d keys charged more than once", name, served.DoubleCharged)
 	}
-	return WrkRPS(out)
+	rps, err := WrkRPS(run.out)
+	if err != nil {
+		return sample{}, err
+	}
+	n, err := count(wrkCount, run.out, "wrk")
+	return sample{value: rps, count: n, cpu: cpu}, err
 }
 
-var rpsLine = regexp.MustCompile(`(?m)^Requests/sec:\s+([0-9.]+)`)
+var (
+	rpsLine  = regexp.MustCompile(`(?m)^Requests/sec:\s+([0-9.]+)`)
+	wrkCount = regexp.MustCompile(`(?m)^\s*([0-9]+) requests in `)
+)
+
+// count reads the number of requests or transactions a tool reports.
+func count(re *regexp.Regexp, out []byte, tool string) (float64, error) {
+	m := re.FindSubmatch(out)
+	if m == nil {
+		return 0, fmt.Errorf("%s printed no count of what it sent:\n%s", tool, tail(out))
+	}
+	return strconv.ParseFloat(string(m[1]), 64)
+}
 
 // WrkRPS reads the requests per second wrk reports.
 func WrkRPS(out []byte) (float64, error) {

@@ -1,0 +1,110 @@
+package compare
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestParseStat(t *testing.T) {
+	line := "4242 (post gres: (x)) S 4000 4100 4100 0 -1 4194560 10 0 0 0 150 25 7 3 20 0 1 0 100 0 0\n"
+	st, ok := parseStat(line)
+	if !ok || st != (stat{pid: 4242, parent: 4000, group: 4100, ticks: 150 + 25 + 7 + 3}) {
+		t.Fatalf("parseStat = %+v, %v", st, ok)
+	}
+	for _, bad := range []string{"", "4242 (x", "4242 (x) S 1 2", "x (y) S 1 2 3 0 -1 0 0 0 0 0 1 1 1 1", "4242 (x) S 1 2 3 0 -1 0 0 0 0 0 a 1 1 1"} {
+		if _, ok := parseStat(bad); ok {
+			t.Errorf("parseStat(%q) accepted", bad)
+		}
+	}
+}
+
+// TestClockCountsAStoresProcesses: a store's CPU time is its leader's,
+// its group's and its children's, a child in a session of its own (as a
+// Postgres backend is) among them, and what a child spent stays counted
+// once it exited and its parent reaped it.
+func TestClockCountsAStoresProcesses(t *testing.T) {
+	dir := t.TempDir()
+	done := filepath.Join(dir, "done")
+	busy := `i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done`
+	cmd := exec.Command("sh", "-c", `setsid sh -c '`+busy+`'; touch "$1"; exec sleep 60`, "sh", done)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
+	clock := cpuClock{groups: map[string]int{PartPostgres: cmd.Process.Pid}}
+	// While the busy child runs (in its own session), the leader spends nothing.
+	var live time.Duration
+	for deadline := time.Now().Add(20 * time.Second); live < 50*time.Millisecond; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(done); err == nil || time.Now().After(deadline) {
+			t.Fatalf("the busy child's CPU time was never counted while it ran (last reading %v)", live)
+		}
+		r, ok := clock.read()
+		if !ok {
+			t.Fatal("no reading")
+		}
+		live = r[PartPostgres]
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(done); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the busy child did not finish")
+		}
+	}
+	r, _ := clock.read()
+	if r[PartPostgres] < live {
+		t.Errorf("after the child exited: %v, less than %v while it ran", r[PartPostgres], live)
+	}
+	if r[PartIdemchaos] <= 0 {
+		t.Errorf("this process: %v", r[PartIdemchaos])
+	}
+}
+
+// TestWindowEnd: a window's parts are what each spent since it began, the
+// load tool's as given, and the total is their sum.
+func TestWindowEnd(t *testing.T) {
+	w := window{clock: cpuClock{}, start: reading{PartIdemchaos: 0}}
+	r := w.end(30 * time.Millisecond)
+	if r == nil || r[PartTool] != 30*time.Millisecond || r[PartIdemchaos] <= 0 ||
+		r[PartTotal] != r[PartTool]+r[PartIdemchaos] {
+		t.Errorf("end = %v", r)
+	}
+	if _, ok := w.end(0)[PartTool]; ok {
+		t.Error("a window with no tool has a tool part")
+	}
+	if (window{clock: cpuClock{}}).end(0) != nil {
+		t.Error("a window that could not begin has figures")
+	}
+}
+
+// TestStoresFoundByPort: a store given by a loopback URL is the process
+// listening on its port; one started here keeps its own leader, and one
+// elsewhere has none.
+func TestStoresFoundByPort(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	port := l.Addr().(*net.TCPAddr).Port
+	if pid, ok := listener(port); !ok || pid != os.Getpid() {
+		t.Fatalf("listener(%d) = %d, %v; want this process, %d", port, pid, ok, os.Getpid())
+	}
+	url := fmt.Sprintf("127.0.0.1:%d", port)
+	g := Stores{RedisURL: "redis://" + url + "/0", BenchDSN: "postgres://u@" + url + "/db", Groups: map[string]int{PartPostgres: 7}}.groups()
+	if !reflect.DeepEqual(g, map[string]int{PartPostgres: 7, PartRedis: os.Getpid()}) {
+		t.Errorf("groups = %v", g)
+	}
+	if g := (Stores{RedisURL: fmt.Sprintf("redis://192.0.2.1:%d/0", port)}).groups(); len(g) != 0 {
+		t.Errorf("a store on another host: %v", g)
+	}
+}
