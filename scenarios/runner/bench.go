@@ -29,8 +29,9 @@ import (
 // sizing of a pool to the database's cores: on 2 CPUs, 16 connections
 // made Postgres spend about 100 us more CPU per pg-tx request than 4 did
 // (336 and 358 against 229 and 272 us, bench --compare, two passes side
-// by side), lock waits and context switches among 16 backends on two
-// CPUs. Requests beyond the pool wait for a connection in the server.
+// by side; most likely lock waits and context switches among 16 backends
+// on two CPUs). Requests beyond the pool wait for a connection in the
+// server.
 var benchPgConns = max(2, min(16, 2*runtime.NumCPU()))
 
 const (
