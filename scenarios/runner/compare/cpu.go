@@ -1,17 +1,12 @@
 package compare
 
 import (
-	"maps"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/redis/go-redis/v9"
 )
 
 // The parts a measurement's CPU time is split into, in table order.
@@ -64,14 +59,14 @@ func (c cpuClock) read() (reading, bool) {
 	if len(c.groups) == 0 {
 		return r, true
 	}
+	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	if err != nil || len(stats) == 0 {
+		return r, true // no /proc: this process alone
+	}
 	byLeader := map[int]string{}
 	for part, g := range c.groups {
 		byLeader[g] = part
 		r[part] = 0
-	}
-	stats, err := filepath.Glob("/proc/[0-9]*/stat")
-	if err != nil || len(stats) == 0 {
-		return nil, false
 	}
 	for _, f := range stats {
 		b, err := os.ReadFile(f)
@@ -191,78 +186,4 @@ func childCPU(st *os.ProcessState) time.Duration {
 		return 0
 	}
 	return st.UserTime() + st.SystemTime()
-}
-
-// listener finds the process listening on a loopback TCP port (from
-// /proc/net/tcp and tcp6, and the processes' open sockets): a store given
-// by URL that runs on this machine has its CPU time measured too. ok is
-// false when no process that can be seen listens there.
-func listener(port int) (pid int, ok bool) {
-	inodes := map[string]bool{}
-	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.Split(string(b), "\n")[1:] {
-			// sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
-			f := strings.Fields(line)
-			if len(f) < 10 || f[3] != "0A" { // 0A: LISTEN
-				continue
-			}
-			i := strings.LastIndexByte(f[1], ':')
-			if p, err := strconv.ParseInt(f[1][i+1:], 16, 32); err == nil && int(p) == port {
-				inodes["socket:["+f[9]+"]"] = true
-			}
-		}
-	}
-	if len(inodes) == 0 {
-		return 0, false
-	}
-	fds, _ := filepath.Glob("/proc/[0-9]*/fd/*")
-	for _, fd := range fds {
-		if target, err := os.Readlink(fd); err == nil && inodes[target] {
-			pid, err := strconv.Atoi(strings.Split(fd, "/")[2])
-			return pid, err == nil
-		}
-	}
-	return 0, false
-}
-
-// groups are the stores' leader processes: those idemchaos started, and
-// those given by a loopback URL whose listening process can be seen.
-func (s Stores) groups() map[string]int {
-	out := maps.Clone(s.Groups)
-	if out == nil {
-		out = map[string]int{}
-	}
-	addrs := map[string]string{}
-	if c, err := pgconn.ParseConfig(s.BenchDSN); err == nil {
-		addrs[PartPostgres] = net.JoinHostPort(c.Host, strconv.Itoa(int(c.Port)))
-	}
-	if o, err := redis.ParseURL(s.RedisURL); err == nil {
-		addrs[PartRedis] = o.Addr
-	}
-	for part, addr := range addrs {
-		if _, known := out[part]; known {
-			continue
-		}
-		host, port, err := net.SplitHostPort(addr)
-		n, perr := strconv.Atoi(port)
-		if err != nil || perr != nil || !loopback(host) {
-			continue
-		}
-		if pid, ok := listener(n); ok {
-			out[part] = pid
-		}
-	}
-	return out
-}
-
-func loopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
