@@ -65,10 +65,11 @@ conformance: setup
 	go run ./cmd/idemchaos conformance --seeds $(CONFORMANCE_SEEDS) --out conformance-run \
 		--md CONFORMANCE.md --verdicts conformance/verdicts.golden
 
-# The side-by-side of bench/README.md: pgbench on pg-tx's SQL, wrk on the
-# endpoints, idemchaos's closed and open models, on stores started once,
-# interleaved over COMPARE_ROUNDS rounds of COMPARE_DURATION each; the ratios
-# as a table and in bench-compare.json.
+# The side-by-side of bench/README.md: pgbench on pg-tx's and none's SQL,
+# wrk on the endpoints, idemchaos's closed and open models, on stores
+# started once, interleaved over COMPARE_ROUNDS rounds of COMPARE_DURATION
+# each; the ratios and each process's CPU time per request as tables and in
+# bench-compare.json.
 COMPARE_ROUNDS ?= 3
 COMPARE_DURATION ?= 10s
 bench-compare: setup
