@@ -1,7 +1,6 @@
 package provision
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -314,23 +313,10 @@ func (n *pgNode) signalWALWriter(sig syscall.Signal) error {
 
 // childrenOf lists the live processes whose parent is pid.
 func childrenOf(pid int) []int {
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	var out []int
-	for _, f := range stats {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		i := bytes.LastIndexByte(b, ')') // pid (comm) state ppid ...
-		if i < 0 {
-			continue
-		}
-		fields := strings.Fields(string(b[i+1:]))
-		if len(fields) < 2 || fields[1] != strconv.Itoa(pid) {
-			continue
-		}
-		if child, err := strconv.Atoi(filepath.Base(filepath.Dir(f))); err == nil {
-			out = append(out, child)
+	for _, p := range Processes() {
+		if p.Parent == pid {
+			out = append(out, p.PID)
 		}
 	}
 	return out

@@ -1,7 +1,6 @@
 package provision
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -94,10 +93,6 @@ func alive(pid int) bool {
 // zombie reports whether /proc shows pid as exited but not reaped; false
 // where /proc cannot tell.
 func zombie(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	i := bytes.LastIndexByte(b, ')') // pid (comm) state ...: comm may hold ')'
-	return i >= 0 && len(b) > i+2 && b[i+2] == 'Z'
+	p, ok := readStat("/proc/" + strconv.Itoa(pid) + "/stat")
+	return ok && p.State == 'Z'
 }

@@ -2,11 +2,10 @@ package compare
 
 import (
 	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
+
+	"github.com/idemchaos/idemchaos/targets/provision"
 )
 
 // The parts a measurement's CPU time is split into, in table order.
@@ -26,10 +25,6 @@ const (
 	machineBusy = "machine busy"
 	machineAll  = "machine all"
 )
-
-// userHZ is the unit of the times in /proc/PID/stat: fixed at 100 by the
-// Linux ABI.
-const userHZ = 100
 
 // cpuClock reads the CPU time the stores and this process have spent. A
 // store is its leader process (the one idemchaos started), the other
@@ -53,14 +48,14 @@ func (c cpuClock) read() (reading, bool) {
 		return nil, false
 	}
 	r[PartIdemchaos] = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	if busy, all, ok := machineCPU(); ok {
+	if busy, all, ok := provision.MachineCPU(); ok {
 		r[machineBusy], r[machineAll] = busy, all
 	}
 	if len(c.groups) == 0 {
 		return r, true
 	}
-	stats, err := filepath.Glob("/proc/[0-9]*/stat")
-	if err != nil || len(stats) == 0 {
+	procs := provision.Processes()
+	if procs == nil {
 		return r, true // no /proc: this process alone
 	}
 	byLeader := map[int]string{}
@@ -68,83 +63,15 @@ func (c cpuClock) read() (reading, bool) {
 		byLeader[g] = part
 		r[part] = 0
 	}
-	for _, f := range stats {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue // exited meanwhile: its times are its parent's now
-		}
-		st, ok := parseStat(string(b))
-		if !ok {
-			continue
-		}
-		for _, id := range []int{st.pid, st.group, st.parent} {
+	for _, p := range procs {
+		for _, id := range []int{p.PID, p.Group, p.Parent} {
 			if part, mine := byLeader[id]; mine {
-				r[part] += time.Duration(st.ticks) * time.Second / userHZ
+				r[part] += p.CPU
 				break
 			}
 		}
 	}
 	return r, true
-}
-
-// machineCPU reads the machine's busy and total CPU time from /proc/stat.
-func machineCPU() (busy, all time.Duration, ok bool) {
-	b, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		return 0, 0, false
-	}
-	line, _, _ := strings.Cut(string(b), "\n")
-	f := strings.Fields(line)
-	// cpu user nice system idle iowait irq softirq steal (guest time is in user)
-	if len(f) < 9 || f[0] != "cpu" {
-		return 0, 0, false
-	}
-	var t [8]int64
-	for i := range t {
-		if t[i], err = strconv.ParseInt(f[i+1], 10, 64); err != nil {
-			return 0, 0, false
-		}
-	}
-	tick := func(n int64) time.Duration { return time.Duration(n) * time.Second / userHZ }
-	for _, n := range t {
-		all += tick(n)
-	}
-	return all - tick(t[3]) - tick(t[4]), all, true
-}
-
-// stat is what a /proc/PID/stat line says of a process: its id, its
-// parent's, its group's, and the CPU ticks of it and its reaped children.
-type stat struct {
-	pid, parent, group int
-	ticks              int64
-}
-
-func parseStat(s string) (stat, bool) {
-	var st stat
-	open, i := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')') // the command may hold spaces and parentheses
-	if open < 1 || i < open || i+2 > len(s) {
-		return st, false
-	}
-	f := strings.Fields(s[i+2:])
-	// state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime
-	if len(f) < 15 {
-		return st, false
-	}
-	var err [3]error
-	st.pid, err[0] = strconv.Atoi(strings.TrimSpace(s[:open]))
-	st.parent, err[1] = strconv.Atoi(f[1])
-	st.group, err[2] = strconv.Atoi(f[2])
-	if err != [3]error{} {
-		return st, false
-	}
-	for _, x := range f[11:15] {
-		n, err := strconv.ParseInt(x, 10, 64)
-		if err != nil {
-			return st, false
-		}
-		st.ticks += n
-	}
-	return st, true
 }
 
 // window is a measurement's CPU time, from its start to its end.

@@ -9,19 +9,6 @@ import (
 	"time"
 )
 
-func TestParseStat(t *testing.T) {
-	line := "4242 (post gres: (x)) S 4000 4100 4100 0 -1 4194560 10 0 0 0 150 25 7 3 20 0 1 0 100 0 0\n"
-	st, ok := parseStat(line)
-	if !ok || st != (stat{pid: 4242, parent: 4000, group: 4100, ticks: 150 + 25 + 7 + 3}) {
-		t.Fatalf("parseStat = %+v, %v", st, ok)
-	}
-	for _, bad := range []string{"", "4242 (x", "4242 (x) S 1 2", "x (y) S 1 2 3 0 -1 0 0 0 0 0 1 1 1 1", "4242 (x) S 1 2 3 0 -1 0 0 0 0 0 a 1 1 1"} {
-		if _, ok := parseStat(bad); ok {
-			t.Errorf("parseStat(%q) accepted", bad)
-		}
-	}
-}
-
 // TestClockCountsAStoresProcesses: a store's CPU time is its leader's,
 // its group's and its children's, a child in a session of its own (as a
 // Postgres backend is) among them, and what a child spent stays counted
