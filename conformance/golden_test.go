@@ -2,6 +2,7 @@ package conformance_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"encoding/xml"
 	"os"
 	"os/exec"
@@ -10,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/idemchaos/idemchaos/conformance"
+	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/targets/provision"
 	"github.com/idemchaos/idemchaos/targets/provision/provisiontest"
 )
@@ -42,6 +45,7 @@ func TestConformanceVerdicts(t *testing.T) {
 	err := cmd.Run()
 	t.Logf("stderr:\n%s", lastLines(stderr.String(), 30))
 	if err != nil {
+		logInconclusive(t, filepath.Join(out, "conformance.json"))
 		t.Fatalf("idemchaos conformance: %v (a changed verdict, an unexplained anomaly or a target that did not run: see stderr above)", err)
 	}
 	for _, f := range []string{"CONFORMANCE.md", "conformance.json", "junit.xml", "report.html"} {
@@ -54,6 +58,26 @@ func TestConformanceVerdicts(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(out, "junit.xml")); err != nil || xml.Unmarshal(b, &suites) != nil {
 		t.Errorf("junit.xml is not a JUnit document: %v", err)
+	}
+}
+
+// logInconclusive logs why each inconclusive cell of a failed run proved
+// nothing (the run's temp dir goes with the test).
+func logInconclusive(t *testing.T, file string) {
+	var doc reports.Document
+	b, err := os.ReadFile(file)
+	if err == nil {
+		err = json.Unmarshal(b, &doc)
+	}
+	if err != nil {
+		t.Logf("no results to explain the failure: %v", err)
+		return
+	}
+	for _, r := range doc.Results {
+		if r.Verdict == scenarios.Inconclusive {
+			t.Logf("inconclusive: %s / %s seed %d: unexercised %v, assumptions %q, findings %v",
+				r.Strategy, r.Scenario, r.Seed, r.Unexercised, r.Assumptions, r.Findings)
+		}
 	}
 }
 
