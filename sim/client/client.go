@@ -4,8 +4,8 @@
 //
 // Go's http.Transport silently re-sends a POST that carries an
 // Idempotency-Key when a reused connection fails. This client makes such
-// hidden attempts impossible or visible: connections are not reused unless
-// asked, a request's body cannot be rewound by the transport, and every
+// hidden attempts impossible or visible: it speaks HTTP/1.1 itself and never
+// sends a request twice, connections are not reused unless asked, and every
 // attempt carries an id the server logs, so a re-send shows up as the same id
 // twice on the server.
 //
@@ -15,10 +15,9 @@ package client
 
 import (
 	"context"
-	"fmt"
-	"net"
 	"net/http"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -57,7 +56,7 @@ type Config struct {
 // Client runs plans.
 type Client struct {
 	cfg      Config
-	http     *http.Client
+	wire     *wire
 	shape    *shaper
 	shapeErr error
 }
@@ -69,26 +68,24 @@ func New(cfg Config) *Client {
 		t0 := time.Now()
 		cfg.Since = func() time.Duration { return time.Since(t0) }
 	}
-	tr := &http.Transport{
-		Proxy:               nil, // loopback only, never an environment proxy
-		DialContext:         (&net.Dialer{Timeout: 2 * time.Second}).DialContext,
-		DisableKeepAlives:   !cfg.Reuse,
-		MaxIdleConnsPerHost: 256,
-		IdleConnTimeout:     30 * time.Second,
-		DisableCompression:  true,
-	}
-	c := &Client{cfg: cfg, http: &http.Client{Transport: tr}}
+	c := &Client{cfg: cfg, wire: newWire(cfg.Reuse)}
 	c.shape, c.shapeErr = cfg.Shape.compile()
 	return c
 }
 
 // Close releases idle connections.
-func (c *Client) Close() { c.http.CloseIdleConnections() }
+func (c *Client) Close() { c.wire.close() }
 
 // Run performs every op of plan and returns the attempts in call order. It
 // returns when all ops are done or ctx ends.
 func (c *Client) Run(ctx context.Context, plan workload.Plan) []history.Attempt {
 	rec := &recorder{}
+	if len(plan.Ops) == 1 && plan.Ops[0].After < 0 { // on this goroutine: nothing to wait for
+		if op := plan.Ops[0]; sleep(ctx, op.Delay) {
+			c.runOp(ctx, op, rec)
+		}
+		return rec.sorted()
+	}
 	done := make([]chan struct{}, len(plan.Ops))
 	for i := range done {
 		done[i] = make(chan struct{})
@@ -170,7 +167,7 @@ func retryable(a history.Attempt) bool {
 }
 
 // AttemptID names try n of op.
-func AttemptID(op, try int) string { return fmt.Sprintf("o%d-t%d", op, try) }
+func AttemptID(op, try int) string { return "o" + strconv.Itoa(op) + "-t" + strconv.Itoa(try) }
 
 type recorder struct {
 	mu       sync.Mutex

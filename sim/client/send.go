@@ -1,14 +1,10 @@
 package client
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"io"
 	"math/rand/v2"
 	"net"
-	"net/http"
-	"net/http/httptrace"
 
 	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/sim/workload"
@@ -42,16 +38,16 @@ func (c *Client) send(ctx context.Context, op workload.Op, n int) history.Attemp
 	tctx, cancel := context.WithTimeout(ctx, c.cfg.Policy.PerTry)
 	defer cancel()
 	fields := BodyFields{Account: op.Account, Amount: op.Amount, Currency: op.Currency, Key: op.Key, Attempt: a.ID}
-	req, err := c.request(tctx, base, fields, &a.Reused)
+	t, head, payload, err := c.request(base, fields, op, n)
 	if err != nil {
 		a.Outcome, a.Err = history.NotSent, err.Error()
 		return a
 	}
-	c.addHeaders(req, op, n)
 	a.Call = c.cfg.Since()
-	resp, err := c.http.Do(req)
+	ex, err := c.wire.post(tctx, t, head, payload)
+	a.Reused = ex.reused
 	if err == nil {
-		err = c.readResponse(resp, &a)
+		c.readResponse(ex, &a)
 	}
 	a.Return = c.cfg.Since()
 	if err != nil {
@@ -60,59 +56,44 @@ func (c *Client) send(ctx context.Context, op workload.Op, n int) history.Attemp
 	return a
 }
 
-// request builds the HTTP request of attempt a. GetBody is cleared so the
-// transport can never rewind and re-send the body behind the client's back.
-func (c *Client) request(ctx context.Context, base string, f BodyFields, reused *bool) (*http.Request, error) {
+// request renders attempt n of op: where it goes, its header lines and its
+// body. The client sets Content-Type, the attempt id and the key; the
+// Config's extra headers for the try never replace them.
+func (c *Client) request(base string, f BodyFields, op workload.Op, n int) (target, []byte, []byte, error) {
 	b, err := c.shape.render(f)
 	if err != nil {
-		return nil, err
+		return target{}, nil, nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+c.shape.Path, bytes.NewReader(b))
+	t, err := c.wire.target(base + c.shape.Path)
 	if err != nil {
-		return nil, err
+		return target{}, nil, nil, err
 	}
-	req.GetBody = nil
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(api.HeaderAttempt, f.Attempt)
+	var h header
+	h.add("Content-Type", "application/json")
+	h.add(api.HeaderAttempt, f.Attempt)
 	if f.Key != "" {
-		req.Header.Set(c.shape.KeyHeader, f.Key)
+		h.add(c.shape.KeyHeader, f.Key)
 	}
-	trace := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) { *reused = *reused || info.Reused }}
-	return req.WithContext(httptrace.WithClientTrace(ctx, trace)), nil
+	if c.cfg.Header != nil {
+		h.addMissing(c.cfg.Header(op, n))
+	}
+	return t, h.lines, b, h.err
 }
 
-// addHeaders adds the Config's extra headers for try n of op, leaving the
-// ones the client sets alone.
-func (c *Client) addHeaders(req *http.Request, op workload.Op, n int) {
-	if c.cfg.Header == nil {
-		return
-	}
-	for k, vs := range c.cfg.Header(op, n) {
-		if req.Header.Get(k) == "" {
-			req.Header[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
-		}
-	}
-}
-
-// readResponse fills a from a response and closes its body.
-func (c *Client) readResponse(resp *http.Response, a *history.Attempt) error {
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
-	if err != nil {
-		return err // the status line arrived but the body did not: outcome unknown
-	}
-	a.Status, a.Body = resp.StatusCode, string(b)
-	a.Replayed = c.shape.replayed(resp.Header)
+// readResponse fills a from an answer (a body cut short is an error of the
+// exchange: outcome unknown).
+func (c *Client) readResponse(ex exchange, a *history.Attempt) {
+	a.Status, a.Body = ex.status, string(ex.body)
+	a.Replayed = c.shape.replayed(ex.header)
 	switch {
 	case c.shape.acked(a.Status):
 		a.Outcome = history.Acked
-		a.ChargeID = c.shape.chargeID(b)
+		a.ChargeID = c.shape.chargeID(ex.body)
 	case a.Status/100 == 4:
 		a.Outcome = history.Rejected
 	default:
 		a.Outcome = history.Indeterminate
 	}
-	return nil
 }
 
 // classifyError decides whether a failed attempt may have been applied.

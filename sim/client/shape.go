@@ -115,26 +115,24 @@ func (s *shaper) acked(status int) bool {
 	return s.success[status]
 }
 
-// chargeID finds the charge's id in a success answer, if it names one.
+// chargeID finds the charge's id in a success answer, if it names one: a
+// string, or a number as written.
 func (s *shaper) chargeID(body []byte) string {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if dec.Decode(&v) != nil {
-		return ""
-	}
+	raw := json.RawMessage(body)
 	for _, name := range s.idPath {
-		m, ok := v.(map[string]any)
-		if !ok {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) != nil {
 			return ""
 		}
-		v = m[name]
+		raw = m[name]
 	}
-	switch id := v.(type) {
-	case string:
+	var id string
+	if json.Unmarshal(raw, &id) == nil {
 		return id
-	case json.Number:
-		return id.String()
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		return n.String()
 	}
 	return ""
 }
