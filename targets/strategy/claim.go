@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 
+	"github.com/idemchaos/idemchaos/targets/api"
 	"github.com/idemchaos/idemchaos/targets/ledger"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -22,6 +24,7 @@ type claim struct {
 	row              keyRow
 	found            bool
 	seq, balance     *int64
+	stored           []byte // the 201 body stored with the charge (nil: none)
 }
 
 // The statements of a claim. The read of the key row runs after the lock
@@ -53,16 +56,48 @@ const (
 // progress (an open transaction's row is invisible to every other, and a
 // committed row always carries its response).
 var (
-	sqlLockedCharge   = checkAndCharge(`current_setting('idemchaos.held')::boolean`, `NOT EXISTS (SELECT 1 FROM k)`)
-	sqlInsertedCharge = checkAndCharge(`true`, `EXISTS (SELECT 1 FROM k WHERE response_status = 0)`)
+	sqlLockedCharge   = checkAndCharge(`current_setting('idemchaos.held')::boolean`, `NOT EXISTS (SELECT 1 FROM k)`, sqlStoreNew)
+	sqlInsertedCharge = checkAndCharge(`true`, `EXISTS (SELECT 1 FROM k WHERE response_status = 0)`, sqlStoreInProgress)
 )
 
-func checkAndCharge(held, free string) string {
+// The statement that charges also stores the answer with the key row
+// (inserted under the lock, updated after the insert): the 201, its body
+// built around the charge row's seq and the new balance, the rest of it
+// ($7) as encoding/json writes api.Charge (chargeBodyRest). Nothing is
+// stored when nothing was charged: a refusal is stored with the COMMIT.
+// $8 is the fingerprint (the row updated is the one this request inserted).
+const (
+	sqlChargedBody = `convert_to('{"id":"ch_' || ins.seq || $7::text || debit.balance || '}', 'UTF8')`
+	sqlStoreNew    = `stored AS (
+	INSERT INTO idempotency_keys (key, fingerprint, response_status, response_body)
+	SELECT $4::text, $8::text, 201, ` + sqlChargedBody + ` FROM ins, debit RETURNING response_body
+)`
+	sqlStoreInProgress = `stored AS (
+	UPDATE idempotency_keys SET response_status = 201, response_body = ` + sqlChargedBody + `
+	FROM ins, debit WHERE key = $4::text AND fingerprint = $8::text RETURNING response_body
+)`
+)
+
+func checkAndCharge(held, free, store string) string {
 	return `WITH lock AS (SELECT ` + held + ` AS held),
 k AS (SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE key = $4::text),
-` + ledger.ChargeCTEs(`(SELECT held FROM lock) AND `+free) + `
-SELECT lock.held, k.fingerprint, k.response_status, k.response_body, ins.seq, debit.balance
-FROM lock LEFT JOIN k ON true LEFT JOIN (ins CROSS JOIN debit) ON true`
+` + ledger.ChargeCTEs(`(SELECT held FROM lock) AND `+free) + `, ` + store + `
+SELECT lock.held, k.fingerprint, k.response_status, k.response_body, ins.seq, debit.balance, stored.response_body
+FROM lock LEFT JOIN k ON true LEFT JOIN (ins CROSS JOIN debit) ON true LEFT JOIN stored ON true`
+}
+
+// chargeArgs are the parameters of a claim's charge: ledger.ChargeArgs,
+// the rest of the 201 body, the fingerprint.
+func chargeArgs(r Request) []any {
+	return append(ledger.ChargeArgs(debitOf(r)), chargeBodyRest(r.Body), r.Fingerprint)
+}
+
+// chargeBodyRest is a 201 body from the end of the charge id to the
+// balance: `","account":...,"balance":`, cut from what encoding/json writes
+// for the charge (TestStoredChargeBody holds the two equal).
+func chargeBodyRest(b api.ChargeRequest) string {
+	full := JSON(http.StatusCreated, api.Charge{Account: b.Account, Amount: b.Amount, Currency: b.Currency}).Body
+	return string(full[len(`{"id":"`) : len(full)-len(`0}`)])
 }
 
 // claimMode is how a claim takes the key.
@@ -93,8 +128,8 @@ func claimAndCharge(ctx context.Context, tx *txn, r Request, mode claimMode) (cl
 	}
 	var fp *string
 	var status *int
-	b.Queue(sql, ledger.ChargeArgs(debitOf(r))...).QueryRow(func(row pgx.Row) error {
-		return row.Scan(&c.locked, &fp, &status, &c.row.resp.Body, &c.seq, &c.balance)
+	b.Queue(sql, chargeArgs(r)...).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&c.locked, &fp, &status, &c.row.resp.Body, &c.seq, &c.balance, &c.stored)
 	})
 	if err := tx.send(ctx, &b); err != nil {
 		return c, fmt.Errorf("claim key: %w", err)
@@ -105,14 +140,22 @@ func claimAndCharge(ctx context.Context, tx *txn, r Request, mode claimMode) (cl
 	if mode == underLock {
 		c.inserted = c.locked && !c.found
 	}
-	if c.seq != nil && !c.inserted {
+	switch {
+	case c.seq != nil && !c.inserted:
 		return c, errors.New("claim key: charged a key this request does not hold")
+	case (c.seq != nil) != (c.stored != nil):
+		return c, errors.New("claim key: a charge and its stored answer must come together")
 	}
 	return c, nil
 }
 
-// answer is the response to the claim's charge: 201, or the refusal
-// (looked up on tx) when its debit matched nothing.
+// charged is the answer of a claim that charged: its stored 201.
+func (c claim) charged() Response {
+	return Response{Status: http.StatusCreated, Body: c.stored, charged: true}
+}
+
+// answer is the response to a claim that did not charge: the refusal
+// (looked up on tx) its debit met.
 func (c claim) answer(ctx context.Context, tx *txn, r Request) (Response, error) {
 	ch, err := ledger.Outcome(ctx, tx, debitOf(r), c.seq, c.balance, nil)
 	return chargeAnswer(ch, err, r)

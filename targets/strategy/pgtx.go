@@ -68,9 +68,9 @@ func (s pgTx) Handle(ctx context.Context, r Request) Response {
 
 // work runs inside the transaction. The advisory lock never waits: a second
 // INSERT ... ON CONFLICT on a key an open transaction inserted would block.
-// The lock, the read of the key row and the charge (when the key is free)
-// travel in one round trip with BEGIN; the key row, written with the
-// response, travels with the COMMIT.
+// The lock, the read of the key row and, when the key is free, the charge
+// and the key row with its 201 travel in one round trip with BEGIN; the
+// COMMIT is the second (with the key row of a refusal, when it is stored).
 func (s pgTx) work(ctx context.Context, tx *txn, r Request) (Response, error) {
 	return lockAndCharge(ctx, s.deps, tx, r, lockRules{fingerprint: s.fingerprint, successOnly: s.successOnly, claimPoint: true})
 }
@@ -82,8 +82,8 @@ type lockRules struct{ fingerprint, successOnly, claimPoint bool }
 
 // lockAndCharge is pg-tx's transaction (and redis-pg-guard's): errBusy when
 // another transaction holds the key's lock, the stored answer when the key
-// has a row, else the charge and, unless the rules store only a 2xx and
-// this is not one, the key row with the response.
+// has a row, else the charge with the key row and its 201 (one statement),
+// or the refusal and, unless the rules store only a 2xx, its key row.
 func lockAndCharge(ctx context.Context, d Deps, tx *txn, r Request, rules lockRules) (Response, error) {
 	c, err := claimAndCharge(ctx, tx, r, underLock)
 	if err != nil {
@@ -99,6 +99,10 @@ func lockAndCharge(ctx context.Context, d Deps, tx *txn, r Request, rules lockRu
 		return answerStored(d, c.row, r, rules.fingerprint), nil
 	}
 	d.at(ctx, api.AfterCheck, r)
+	if c.stored != nil { // charged, and stored with the key row by the same statement
+		d.at(ctx, api.BeforeStoreResponse, r)
+		return c.charged(), nil
+	}
 	resp, err := c.answer(ctx, tx, r)
 	if err != nil || rules.successOnly && resp.Status/100 != 2 {
 		return resp, err // pg-success-only: no key row, the key is free again
@@ -117,10 +121,10 @@ func (s pgTx) workBlocking(ctx context.Context, tx *txn, r Request) (Response, e
 
 // insertAndCharge claims the key by inserting its row in progress (waiting
 // for an open transaction that inserted it) and charges in the same round
-// trip when it inserted; the points fire after that round trip. When the
-// key already has a row (committed by an earlier request, or waited for
-// while that request's transaction was open) it answers from the row. The
-// response is stored in the key row with the commit.
+// trip when it inserted, storing the 201 in the row; the points fire after
+// that round trip. When the key already has a row (committed by an earlier
+// request, or waited for while that request's transaction was open) it
+// answers from the row. A refusal is stored in the row with the commit.
 func insertAndCharge(ctx context.Context, d Deps, tx *txn, r Request, checkFingerprint bool, points ...api.Point) (Response, error) {
 	c, err := claimAndCharge(ctx, tx, r, byInsert)
 	if err != nil {
@@ -131,6 +135,10 @@ func insertAndCharge(ctx context.Context, d Deps, tx *txn, r Request, checkFinge
 	}
 	for _, p := range points {
 		d.at(ctx, p, r)
+	}
+	if c.stored != nil { // charged, and stored in the key row by the same statement
+		d.at(ctx, api.BeforeStoreResponse, r)
+		return c.charged(), nil
 	}
 	resp, err := c.answer(ctx, tx, r)
 	if err != nil {

@@ -15,9 +15,10 @@ import (
 // with the COMMIT. It is a ledger.Querier, so the ledger's statements run
 // in it unchanged.
 //
-// A transaction of pg-tx for a fresh key is thus three round trips (the
-// claim and the read of the key row; the charge; the stored response and
-// the commit) where one statement per round trip took eight.
+// A transaction of pg-tx for a fresh key is thus two round trips (the
+// claim, then the read of the key row, the charge and the stored response
+// in one statement; the commit) where one statement per round trip took
+// eight.
 type txn struct {
 	conn *pgxpool.Conn
 	// prelude runs right after BEGIN in the same pipeline, e.g.

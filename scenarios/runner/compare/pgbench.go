@@ -67,8 +67,8 @@ func (p *pgbench) close() { p.pool.Close() }
 // transaction, or one of the seeded completed keys.
 var (
 	common = map[string]string{"fingerprint": "'fp'", "account": "('acct-' || :acct)", "amount": ":amount",
-		"currency": "'" + load.Currency + "'", "attempt": "''", "replica": "0", "status": "201",
-		"body": `convert_to('{"id":"ch_1"}', 'UTF8')`}
+		"currency": "'" + load.Currency + "'", "attempt": "''", "replica": "0",
+		"body_rest": `('","account":"acct-' || :acct || '","amount":' || :amount || ',"currency":"` + load.Currency + `","balance":')`}
 	freshValues  = with(common, "key", "('pgb-' || :client_id || '-' || :r)")
 	replayValues = with(common, "key", "('seed-' || :k)")
 )

@@ -131,6 +131,14 @@ func (f *fixture) send(ctx context.Context, st strategy.Strategy, replica int, a
 		Fingerprint: body.Fingerprint(), Replica: replica})
 }
 
+// sendKey runs one attempt with key through st, bounded in time.
+func (f *fixture) sendKey(ctx context.Context, st strategy.Strategy, key string, body api.ChargeRequest) strategy.Response {
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	return st.Handle(ctx, strategy.Request{Key: key, AttemptID: key + "-" + body.Fingerprint()[:8], Body: body,
+		Fingerprint: body.Fingerprint()})
+}
+
 // charges counts the ledger charges made with the case's key: money that
 // really moved.
 func (f *fixture) charges(ctx context.Context) int {

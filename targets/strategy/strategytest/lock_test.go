@@ -23,7 +23,7 @@ func TestLockStatementDecides(t *testing.T) {
 	first := strategy.PgTxFresh()[0] // BEGIN, the lock, the charge
 	lock, charge := first[1].SQL, first[2].SQL
 	args := func(key string) []any {
-		return ledger.ChargeArgs(ledger.Debit{Request: pay, Key: key, AttemptID: key + "-a"})
+		return append(ledger.ChargeArgs(ledger.Debit{Request: pay, Key: key, AttemptID: key + "-a"}), `","balance":`, pay.Fingerprint())
 	}
 	run := func(key string, between func()) (held bool, charged bool) {
 		t.Helper()
@@ -38,10 +38,13 @@ func TestLockStatementDecides(t *testing.T) {
 		between()
 		var fingerprint *string
 		var status *int
-		var body []byte
+		var body, stored []byte
 		var seq, balance *int64
-		if err := tx.QueryRow(ctx, charge, args(key)...).Scan(&held, &fingerprint, &status, &body, &seq, &balance); err != nil {
+		if err := tx.QueryRow(ctx, charge, args(key)...).Scan(&held, &fingerprint, &status, &body, &seq, &balance, &stored); err != nil {
 			t.Fatalf("charge statement: %v", err)
+		}
+		if (seq != nil) != (stored != nil) {
+			t.Fatalf("charged %v but stored %q: a charge and its key row come together", seq != nil, stored)
 		}
 		return held, seq != nil
 	}
