@@ -149,14 +149,12 @@ func claimAndCharge(ctx context.Context, tx *txn, r Request, mode claimMode) (cl
 	return c, nil
 }
 
-// charged is the answer of a claim that charged: its stored 201.
-func (c claim) charged() Response {
-	return Response{Status: http.StatusCreated, Body: c.stored, charged: true}
-}
-
-// answer is the response to a claim that did not charge: the refusal
-// (looked up on tx) its debit met.
+// answer is the response to the claim's charge: the 201 its statement
+// stored with the key row, or the refusal (looked up on tx) its debit met.
 func (c claim) answer(ctx context.Context, tx *txn, r Request) (Response, error) {
+	if c.stored != nil {
+		return Response{Status: http.StatusCreated, Body: c.stored, charged: true}, nil
+	}
 	ch, err := ledger.Outcome(ctx, tx, debitOf(r), c.seq, c.balance, nil)
 	return chargeAnswer(ch, err, r)
 }

@@ -99,16 +99,14 @@ func lockAndCharge(ctx context.Context, d Deps, tx *txn, r Request, rules lockRu
 		return answerStored(d, c.row, r, rules.fingerprint), nil
 	}
 	d.at(ctx, api.AfterCheck, r)
-	if c.stored != nil { // charged, and stored with the key row by the same statement
-		d.at(ctx, api.BeforeStoreResponse, r)
-		return c.charged(), nil
-	}
 	resp, err := c.answer(ctx, tx, r)
 	if err != nil || rules.successOnly && resp.Status/100 != 2 {
 		return resp, err // pg-success-only: no key row, the key is free again
 	}
 	d.at(ctx, api.BeforeStoreResponse, r)
-	tx.atCommit(sqlInsertKey, r.Key, r.Fingerprint, resp.Status, resp.Body)
+	if c.stored == nil { // a refusal: the charging statement stored nothing
+		tx.atCommit(sqlInsertKey, r.Key, r.Fingerprint, resp.Status, resp.Body)
+	}
 	return resp, nil
 }
 
@@ -136,16 +134,14 @@ func insertAndCharge(ctx context.Context, d Deps, tx *txn, r Request, checkFinge
 	for _, p := range points {
 		d.at(ctx, p, r)
 	}
-	if c.stored != nil { // charged, and stored in the key row by the same statement
-		d.at(ctx, api.BeforeStoreResponse, r)
-		return c.charged(), nil
-	}
 	resp, err := c.answer(ctx, tx, r)
 	if err != nil {
 		return Response{}, err
 	}
 	d.at(ctx, api.BeforeStoreResponse, r)
-	storeKeyResponse(tx, r.Key, resp)
+	if c.stored == nil { // a refusal: the charging statement stored nothing
+		storeKeyResponse(tx, r.Key, resp)
+	}
 	return resp, nil
 }
 
