@@ -1,6 +1,9 @@
 package load
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Clock is the time source of a run, on the run's own timeline: Now is the
 // time since the run's start. It is injected so that tests can run the
@@ -11,6 +14,14 @@ type Clock interface {
 	// Timer returns a channel that receives once Now() has reached at, and a
 	// function that releases the timer.
 	Timer(at time.Duration) (<-chan time.Time, func() bool)
+}
+
+// sleeper is a clock that waits for a due time itself, sooner after it
+// than a Timer would fire: the open model waits with it for every request.
+type sleeper interface {
+	// SleepUntil returns once Now() has reached at (true), or once ctx has
+	// ended (false).
+	SleepUntil(ctx context.Context, at time.Duration) bool
 }
 
 // Real is the wall clock, counted from Start.
@@ -26,4 +37,32 @@ func (c Real) Now() time.Duration { return time.Since(c.Start) }
 func (c Real) Timer(at time.Duration) (<-chan time.Time, func() bool) {
 	t := time.NewTimer(at - c.Now())
 	return t.C, t.Stop
+}
+
+// Precise is the wall clock of a run against a real target: Real, whose
+// waits for a due time end sooner after it (SleepUntil). Real alone is the
+// clock of the scheduler's tests, on synctest's fake time, which a
+// nanosleep would not move.
+type Precise struct{ Real }
+
+// NewPrecise returns a precise wall clock whose zero is now.
+func NewPrecise() Precise { return Precise{NewReal()} }
+
+// sleepSlice bounds one sleep of SleepUntil: how late it sees ctx end.
+const sleepSlice = 10 * time.Millisecond
+
+// SleepUntil sleeps on the calling goroutine's thread (nanosleep, in
+// slices of at most sleepSlice) until Now() reaches at. A Go timer wakes a
+// process that has nothing else to do on the millisecond (epoll_wait's
+// unit), up to a millisecond late: an open model that counts latency from
+// the due time would count that lateness in every request it sends.
+func (c Precise) SleepUntil(ctx context.Context, at time.Duration) bool {
+	for ctx.Err() == nil {
+		d := at - c.Now()
+		if d <= 0 {
+			return true
+		}
+		nap(min(d, sleepSlice))
+	}
+	return false
 }

@@ -186,6 +186,9 @@ func waitUntil(ctx context.Context, clock Clock, at time.Duration) bool {
 	if clock.Now() >= at {
 		return ctx.Err() == nil
 	}
+	if s, ok := clock.(sleeper); ok {
+		return s.SleepUntil(ctx, at)
+	}
 	ch, stop := clock.Timer(at)
 	defer stop()
 	select {
