@@ -66,7 +66,8 @@ conformance: setup
 		--md CONFORMANCE.md --verdicts conformance/verdicts.golden
 
 # The side-by-side of bench/README.md: pgbench on pg-tx's and none's SQL,
-# wrk on the endpoints, idemchaos's closed and open models, on stores
+# wrk on the endpoints, idemchaos's closed and open models and vegeta's open
+# model (when installed: scripts/setup installs it), on stores
 # started once, interleaved over COMPARE_ROUNDS rounds of COMPARE_DURATION
 # each; the ratios and each process's CPU time per request as tables and in
 # bench-compare.json.

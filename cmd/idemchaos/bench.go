@@ -89,7 +89,7 @@ func parseBench(args []string) (benchOptions, error) {
 	seed := fs.Uint64("seed", 1, "seed of the keys, bodies and duplicates")
 	keep := fs.Bool("keepalive", false, "reuse connections (default: one connection per request, as every idemchaos command)")
 	serve := fs.String("serve", "", "no load: serve the first strategy's target on this loopback host:port for --duration (for wrk)")
-	compare := fs.Bool("compare", false, "side by side: pgbench, wrk and idemchaos's closed and open models on the same stores, interleaved, and their ratios")
+	compare := fs.Bool("compare", false, "side by side: pgbench, wrk, vegeta (when installed) and idemchaos's closed and open models on the same stores, interleaved, and their ratios")
 	rounds := fs.Int("rounds", 3, "--compare: interleaved rounds (1 to 20)")
 	htmlFile := fs.String("html", "", "also write the report as one self-contained HTML page to FILE (- for stdout)")
 	mdFile := fs.String("markdown", "", "also write the report as Markdown to FILE, e.g. $GITHUB_STEP_SUMMARY (- for stdout)")

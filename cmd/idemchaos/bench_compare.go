@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"go/build"
 	"io"
 	"os"
 	"os/exec"
@@ -42,6 +43,7 @@ func cmdCompare(ctx context.Context, o benchOptions, stdout, stderr io.Writer) e
 	if c.Wrk, err = findTool("wrk", nil); err != nil {
 		return err
 	}
+	c.Vegeta = vegetaPath(o.log(stderr))
 	if c.Dir, err = os.MkdirTemp("", "idemchaos-compare-*"); err != nil {
 		return envError(err)
 	}
@@ -104,6 +106,29 @@ func findTool(name string, dirs []string) (string, error) {
 	}
 	return "", envError(fmt.Errorf("bench --compare needs %s: install it (Debian: apt-get install %s), or run scripts/setup --bench",
 		name, map[string]string{"pgbench": "postgresql-contrib", "wrk": "wrk"}[name]))
+}
+
+// vegetaPath is vegeta's path, "" when it is not installed: the
+// comparison then leaves its measurement out, and says so.
+func vegetaPath(log io.Writer) string {
+	p, err := findTool("vegeta", goBinDirs())
+	if err != nil {
+		fmt.Fprintln(log, "bench --compare: vegeta not found on PATH or in Go's bin directory (scripts/setup installs it): its measurement is left out")
+		return ""
+	}
+	return p
+}
+
+// goBinDirs are where go install puts a binary: GOBIN, else each GOPATH's bin.
+func goBinDirs() []string {
+	if d := os.Getenv("GOBIN"); d != "" {
+		return []string{d}
+	}
+	var dirs []string
+	for _, d := range filepath.SplitList(build.Default.GOPATH) {
+		dirs = append(dirs, filepath.Join(d, "bin"))
+	}
+	return dirs
 }
 
 // pgbenchDirs are where the Postgres binaries may be besides PATH.

@@ -11,8 +11,9 @@ import (
 )
 
 // TestBenchCompareRuns: the short form of bench --compare (one round of a
-// second per measurement) runs pgbench, wrk and idemchaos's own models on
-// the same stores and states every ratio from them. It checks that the
+// second per measurement) runs pgbench, wrk, vegeta (scripts/setup installs
+// it: here it must be there) and idemchaos's own models on the same stores
+// and states every ratio from them. It checks that the
 // comparison runs, not how fast anything is.
 func TestBenchCompareRuns(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "compare.json")
@@ -28,8 +29,11 @@ func TestBenchCompareRuns(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Kind != compare.Kind || rep.Rounds != 1 || rep.Concurrency != 16 || len(rep.Measurements) != 9 {
-		t.Fatalf("header: %+v", rep)
+	if rep.Kind != compare.Kind || rep.Rounds != 1 || rep.Concurrency != 16 {
+		t.Fatalf("header: kind %q, %d rounds, %d senders", rep.Kind, rep.Rounds, rep.Concurrency)
+	}
+	if len(rep.Measurements) != 10 {
+		t.Fatalf("%d measurements, want 10 (vegeta's among them: scripts/setup installs it)\nstderr:\n%s", len(rep.Measurements), o.stderr)
 	}
 	for _, m := range rep.Measurements {
 		if len(m.Values) != 1 || m.Values[0] <= 0 {
@@ -37,8 +41,8 @@ func TestBenchCompareRuns(t *testing.T) {
 		}
 		checkCPU(t, m)
 	}
-	if len(rep.Ratios) != 7 {
-		t.Fatalf("%d ratios, want 7", len(rep.Ratios))
+	if len(rep.Ratios) != 8 {
+		t.Fatalf("%d ratios, want 8", len(rep.Ratios))
 	}
 	for _, r := range rep.Ratios {
 		if len(r.Values) != 1 || r.Median <= 0 {
@@ -48,7 +52,7 @@ func TestBenchCompareRuns(t *testing.T) {
 			t.Errorf("the table lacks %q:\n%s", r.Name, o.stdout)
 		}
 	}
-	if n := strings.Count(o.stderr, "round 1/1"); n != 9 {
+	if n := strings.Count(o.stderr, "round 1/1"); n != 10 {
 		t.Errorf("%d progress lines, want one per measurement:\n%s", n, o.stderr)
 	}
 }
@@ -62,7 +66,7 @@ func checkCPU(t *testing.T, m compare.Series) {
 	for _, c := range m.CPU {
 		cpu[c.Name] = c.Median
 	}
-	tool := strings.HasPrefix(m.Name, "wrk") || strings.HasPrefix(m.Name, "pgbench")
+	tool := strings.HasPrefix(m.Name, "wrk") || strings.HasPrefix(m.Name, "pgbench") || strings.HasPrefix(m.Name, "vegeta")
 	if cpu[compare.PartPostgres] <= 0 || (tool && cpu[compare.PartTool] <= 0) || (!tool && cpu[compare.PartIdemchaos] <= 0) {
 		t.Errorf("%s: CPU per request %v; want Postgres's, and the tool's or idemchaos's", m.Name, cpu)
 	}

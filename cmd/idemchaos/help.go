@@ -70,7 +70,8 @@ var commands = []command{
 		"Measures each strategy's latency percentiles and throughput under an open-model load (or a closed one with " +
 			"--concurrency), with a share of duplicate retries, and writes them as a table, JSON, Markdown or HTML. " +
 			"--compare measures pg-tx's and none's SQL with pgbench, none, pg-tx and redis-pg-guard with wrk, and pg-tx " +
-			"and none with idemchaos's closed and open models, interleaved over --rounds rounds of --duration each on " +
+			"and none with idemchaos's closed and open models (and pg-tx with vegeta's open model, when vegeta is installed), " +
+			"interleaved over --rounds rounds of --duration each on " +
 			"the same stores, and prints the ratios with their ranges and the CPU time per request of Postgres, Redis, " +
 			"idemchaos and the load tool (exit 3 without pgbench or wrk)."},
 	{"lint", []string{"--openapi FILE [--profile ietf|stripe|FILE] [--operation ID]"}, "your OpenAPI description against a profile",

@@ -38,6 +38,7 @@ type Config struct {
 	Profile     api.Profile
 	Pgbench     string   // path of the pgbench binary
 	Wrk         string   // path of the wrk binary
+	Vegeta      string   // path of the vegeta binary ("": not installed, its measurement is left out)
 	Dir         string   // scratch directory: scripts and the tools' outputs
 	Env         []string // the tools' environment (their PATH, PG* and the like)
 
@@ -156,6 +157,10 @@ func measurers(ctx context.Context, c Config, s Stores) ([]measurer, func(), err
 		{MeasurePerConn, "req/s", throughput(c, perConn, "pg-tx")},
 		{MeasureOpenNone, "ms p50", p50(c, openB, "none")},
 		{MeasureOpenPgTx, "ms p50", p50(c, openB, "pg-tx")},
+	}
+	if c.Vegeta != "" {
+		v := vegeta{cfg: c, b: openB, open: open}
+		ms = append(ms, measurer{MeasureVegetaPgTx, "ms p50", v.taker("pg-tx")})
 	}
 	return ms, closeAll, nil
 }

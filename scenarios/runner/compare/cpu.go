@@ -13,7 +13,7 @@ const (
 	PartPostgres  = "postgres"
 	PartRedis     = "redis"
 	PartIdemchaos = "idemchaos" // this process: the target's server, and idemchaos's client when it drives
-	PartTool      = "tool"      // wrk or pgbench
+	PartTool      = "tool"      // wrk, pgbench or vegeta
 	PartTotal     = "total"
 )
 

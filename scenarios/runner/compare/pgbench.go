@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -186,10 +187,16 @@ type toolRun struct {
 // runTool runs a load tool, keeping its output in the scratch directory;
 // it is bounded by the measurement's duration plus a minute.
 func runTool(ctx context.Context, c Config, outName string, env []string, path string, args ...string) (toolRun, error) {
+	return runToolInput(ctx, c, outName, nil, env, path, args...)
+}
+
+// runToolInput is runTool with stdin read from in (nil: none).
+func runToolInput(ctx context.Context, c Config, outName string, in io.Reader, env []string, path string, args ...string) (toolRun, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.Duration+time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Env = append(slices.Clone(c.Env), env...)
+	cmd.Stdin = in
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()

@@ -30,6 +30,7 @@ const (
 	MeasurePerConn     = "idemchaos closed per-connection, pg-tx"
 	MeasureOpenNone    = "idemchaos open, none"
 	MeasureOpenPgTx    = "idemchaos open, pg-tx"
+	MeasureVegetaPgTx  = "vegeta open, pg-tx"
 )
 
 // ratioDef is one ratio of the table: num / den per round, and the goal
@@ -46,6 +47,7 @@ var ratioDefs = []ratioDef{
 	{"idemchaos keep-alive / wrk, pg-tx", MeasureKeepAlive, MeasureWrkPgTx, 0.95},
 	{"idemchaos one connection per request / wrk, pg-tx", MeasurePerConn, MeasureWrkPgTx, 0.8},
 	{"open model p50, none / pg-tx", MeasureOpenNone, MeasureOpenPgTx, 0},
+	{"open model p50, idemchaos / vegeta, pg-tx", MeasureOpenPgTx, MeasureVegetaPgTx, 0},
 	{"pgbench pg-tx / none (the SQL alone)", MeasurePgbench, MeasurePgbenchNone, 0},
 }
 
@@ -166,7 +168,9 @@ func cpuNote(x sample) string {
 	return fmt.Sprintf("   cpu %.0f us/request", float64(t.Microseconds())/x.count)
 }
 
-// ratios divides, round by round, the measurements each ratio names.
+// ratios divides, round by round, the measurements each ratio names (a
+// ratio of a measurement left out, vegeta's when it is not installed, is
+// left out too).
 func ratios(ms []Series) []Ratio {
 	byName := map[string]Series{}
 	for _, m := range ms {
@@ -174,7 +178,11 @@ func ratios(ms []Series) []Ratio {
 	}
 	out := []Ratio{}
 	for _, d := range ratioDefs {
-		num, den := byName[d.num], byName[d.den]
+		num, okNum := byName[d.num]
+		den, okDen := byName[d.den]
+		if !okNum || !okDen {
+			continue
+		}
 		var v []float64
 		for i := range min(len(num.Values), len(den.Values)) {
 			if den.Values[i] > 0 {
@@ -257,5 +265,5 @@ func writeCPU(w io.Writer, ms []Series) {
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\n", m.Name, strings.Join(cells, "\t"), busy)
 	}
-	fmt.Fprintf(w, "(idemchaos: this process, the target's server and, in idemchaos's own models, its client; tool: wrk or pgbench)\n")
+	fmt.Fprintf(w, "(idemchaos: this process, the target's server and, in idemchaos's own models, its client; tool: wrk, pgbench or vegeta)\n")
 }

@@ -37,23 +37,14 @@ func (w wrk) take(ctx context.Context, name string, round int) (sample, error) {
 	if err := os.WriteFile(script, []byte(WrkScript), 0o644); err != nil {
 		return sample{}, err
 	}
-	var run toolRun
-	var cpu reading
-	served, err := w.b.ServeWhile(ctx, name, "127.0.0.1:0", func(ctx context.Context, url string) error {
-		win := w.cfg.cpu.begin()
-		var err error
-		run, err = runTool(ctx, w.cfg, fmt.Sprintf("wrk-%s-%d.txt", name, round+1),
+	run, cpu, err := underTool(ctx, w.cfg, w.b, name, "wrk", func(ctx context.Context, url string) (toolRun, error) {
+		return runTool(ctx, w.cfg, fmt.Sprintf("wrk-%s-%d.txt", name, round+1),
 			[]string{"DUP_RATIO=" + strconv.FormatFloat(w.cfg.DupRatio, 'g', -1, 64), "ACCOUNTS=" + strconv.Itoa(load.DefaultAccounts)},
 			w.cfg.Wrk, "-t", strconv.Itoa(threads(w.cfg.Concurrency)), "-c", strconv.Itoa(w.cfg.Concurrency),
 			"-d", strconv.Itoa(int(math.Ceil(w.cfg.Duration.Seconds())))+"s", "--timeout", "2s", "-s", script, url+api.PathCharges)
-		cpu = win.end(run.cpu)
-		return err
 	})
 	if err != nil {
 		return sample{}, err
-	}
-	if served.DoubleCharged > 0 && name != "none" {
-		return sample{}, fmt.Errorf("%s under wrk: %d keys charged more than once", name, served.DoubleCharged)
 	}
 	rps, err := WrkRPS(run.out)
 	if err != nil {
@@ -61,6 +52,27 @@ func (w wrk) take(ctx context.Context, name string, round int) (sample, error) {
 	}
 	n, err := count(wrkCount, run.out, "wrk")
 	return sample{value: rps, count: n, cpu: cpu}, err
+}
+
+// underTool serves a strategy's target while run drives it with an outside
+// load tool, and reads the CPU time every part spent meanwhile. A correct
+// strategy that double-charged under the tool stops the comparison (none
+// double-charges every duplicate).
+func underTool(ctx context.Context, c Config, b *runner.Bencher, name, tool string,
+	run func(ctx context.Context, url string) (toolRun, error)) (toolRun, reading, error) {
+	var out toolRun
+	var cpu reading
+	served, err := b.ServeWhile(ctx, name, "127.0.0.1:0", func(ctx context.Context, url string) error {
+		win := c.cpu.begin()
+		var err error
+		out, err = run(ctx, url)
+		cpu = win.end(out.cpu)
+		return err
+	})
+	if err == nil && served.DoubleCharged > 0 && name != "none" {
+		err = fmt.Errorf("%s under %s: %d keys charged more than once", name, tool, served.DoubleCharged)
+	}
+	return out, cpu, err
 }
 
 var (
