@@ -131,7 +131,8 @@ func (b *Bencher) runOne(ctx context.Context, name string, seq int) (reports.Ben
 	if err != nil {
 		return reports.BenchResult{}, err
 	}
-	clock := load.NewPrecise() // the open model waits for each due time in a nanosleep
+	clock := load.NewPrecise() // the open model waits for each due time on a kernel timer
+	defer clock.Close()
 	t, err := b.deploy(ctx, name, prefix, clock.Now, "127.0.0.1:0")
 	if err != nil {
 		return reports.BenchResult{}, err

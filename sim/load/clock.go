@@ -41,28 +41,37 @@ func (c Real) Timer(at time.Duration) (<-chan time.Time, func() bool) {
 
 // Precise is the wall clock of a run against a real target: Real, whose
 // waits for a due time end sooner after it (SleepUntil). Real alone is the
-// clock of the scheduler's tests, on synctest's fake time, which a
-// nanosleep would not move.
-type Precise struct{ Real }
+// clock of the scheduler's tests, on synctest's fake time, which a kernel
+// timer would not move. Close releases its timer.
+type Precise struct {
+	Real
+	w *waker
+}
 
 // NewPrecise returns a precise wall clock whose zero is now.
-func NewPrecise() Precise { return Precise{NewReal()} }
+func NewPrecise() Precise { return Precise{NewReal(), newWaker()} }
+
+// Close releases the clock's kernel timer.
+func (c Precise) Close() error { return c.w.close() }
 
 // sleepSlice bounds one sleep of SleepUntil: how late it sees ctx end.
 const sleepSlice = 10 * time.Millisecond
 
-// SleepUntil sleeps on the calling goroutine's thread (nanosleep, in
-// slices of at most sleepSlice) until Now() reaches at. A Go timer wakes a
+// SleepUntil waits until Now() reaches at on a kernel timer of its own (a
+// timerfd, read through Go's poller: the goroutine parks and its P is
+// free meanwhile), in slices of at most sleepSlice. A Go timer wakes a
 // process that has nothing else to do on the millisecond (epoll_wait's
-// unit), up to a millisecond late: an open model that counts latency from
-// the due time would count that lateness in every request it sends.
+// unit), up to a millisecond late, and an open model that counts latency
+// from the due time would count that lateness in every request it sends.
+// Where there is no such timer, or a second goroutine sleeps meanwhile,
+// the wait is a Go timer's.
 func (c Precise) SleepUntil(ctx context.Context, at time.Duration) bool {
 	for ctx.Err() == nil {
 		d := at - c.Now()
 		if d <= 0 {
 			return true
 		}
-		nap(min(d, sleepSlice))
+		c.w.sleep(min(d, sleepSlice))
 	}
 	return false
 }
