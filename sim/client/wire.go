@@ -226,11 +226,7 @@ func (w *wire) putIdle(addr string, c *wireConn) {
 	c.since = time.Now()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.closed {
-		c.Close()
-		return
-	}
-	if len(w.idle[addr]) >= maxIdleConns {
+	if w.closed || len(w.idle[addr]) >= maxIdleConns {
 		c.Close()
 		return
 	}

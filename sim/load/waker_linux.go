@@ -13,8 +13,8 @@ import (
 // sleeps on a Go timer.
 type waker struct {
 	mu sync.Mutex
-	fd int
-	f  *os.File
+	fd int      // f's descriptor, kept: f.Fd() would make it blocking
+	f  *os.File // reads park on Go's poller
 }
 
 func newWaker() *waker {
