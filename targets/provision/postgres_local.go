@@ -176,7 +176,7 @@ func (pg *localPG) launch(ctx context.Context, port int) (*proc, string, error) 
 		if ctx.Err() != nil {
 			return nil, "", ctx.Err()
 		}
-		return nil, "", errors.Join(fmt.Errorf("postgres on port %d: %w (log: %s)", port, err, logTail(logPath)), stopErr)
+		return nil, "", errors.Join(&startError{server: "postgres", port: port, err: err, log: logTail(logPath)}, stopErr)
 	}
 	pg.log.printf("postgres ready on 127.0.0.1:%d in %v", port, time.Since(t0).Round(time.Millisecond))
 	return p, dsn, nil

@@ -153,7 +153,7 @@ func onFreePort(ctx context.Context, name string, attempts int, log logger, serv
 			return "", nil, err
 		}
 		lastErr = err
-		log.printf("%s attempt %d: %v", name, attempt, err)
+		log.printf("%s attempt %d: %s; trying a new port", name, attempt, retryReason(err))
 	}
 	return "", nil, fmt.Errorf("%s failed %d times: %w", name, attempts, lastErr)
 }

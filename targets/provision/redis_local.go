@@ -98,7 +98,7 @@ func (r *localRedis) serve(ctx context.Context, port int) (string, *part, error)
 		if ctx.Err() != nil {
 			return "", nil, ctx.Err()
 		}
-		return "", nil, errors.Join(fmt.Errorf("redis on port %d: %w (log: %s)", port, err, logTail(logPath)), stopErr)
+		return "", nil, errors.Join(&startError{server: "redis", port: port, err: err, log: logTail(logPath)}, stopErr)
 	}
 	r.log.printf("redis ready on %s in %v", addr, time.Since(t0).Round(time.Millisecond))
 	return "redis://" + addr + "/0", r.part(p), nil

@@ -79,7 +79,7 @@ func StartRedisTopology(ctx context.Context, cfg TopologyConfig) (*RedisTopology
 		if !errors.Is(err, errExited) || ctx.Err() != nil || attempt == topologyStartAttempts {
 			return nil, err
 		}
-		st.log.printf("redis topology attempt %d: %v", attempt, err)
+		st.log.printf("redis topology attempt %d: %s; trying new ports", attempt, retryReason(err))
 	}
 }
 
