@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -188,23 +187,4 @@ func (t *RedisTopology) Close() error {
 		errs = append(errs, t.parts[i].stop())
 	}
 	return errors.Join(errs...)
-}
-
-func loopback(port int) string { return "127.0.0.1:" + strconv.Itoa(port) }
-
-// freePorts returns n distinct loopback ports that were free a moment ago.
-func freePorts(n int) ([]int, error) {
-	seen := map[int]bool{}
-	var out []int
-	for len(out) < n {
-		p, err := freePort()
-		if err != nil {
-			return nil, err
-		}
-		if !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	return out, nil
 }
