@@ -47,17 +47,23 @@ func TestInterruptLeavesNothingBehind(t *testing.T) {
 			t.Parallel()
 			args := append(append([]string{"matrix", "--no-docker"}, c.cells...), "--seeds", "50")
 			p := startCLI(t, traversableTempDir(t), args...)
-			if !p.stderr.waitFor(when, 60*time.Second, p.done) {
-				t.Fatalf("no %q on stderr within 60s:\n%s", when, p.stderr.text())
+			if !p.stderr.waitFor(when, procWait, p.done) {
+				t.Fatalf("no %q on stderr within %v:\n%s", when, procWait, p.stderr.text())
 			}
 			p.signal(t, syscall.SIGINT)
-			if code := p.wait(t, 60*time.Second); code != exitInterrupted {
+			if code := p.wait(t, procWait); code != exitInterrupted {
 				t.Fatalf("exit %d; want %d\n%s", code, exitInterrupted, p.stderr.text())
 			}
 			assertNothingLeft(t, p)
 		})
 	}
 }
+
+// procWait bounds each wait on a CLI in the background: for a line on its
+// stderr, or for its exit. It is a liveness bound, not a speed check: six
+// of these tests start their own Postgres at once, and on 2 busy cores one
+// initdb took 27s.
+const procWait = 3 * time.Minute
 
 // cliProc is the built CLI running in the background with its own temp dir
 // (TMPDIR) and its own stores, watched while it runs.

@@ -106,15 +106,15 @@ func interruptAt(t *testing.T, kc killCase, args []string, sig syscall.Signal, m
 	p := startCLI(t, traversableTempDir(t), append(args, "--out", out)...)
 	from := p.stderr.firstLine(t, p.done)
 	if marker != "" {
-		if !p.stderr.waitFor(marker, 60*time.Second, p.done) {
-			t.Fatalf("no %q on stderr within 60s:\n%s", marker, p.stderr.text())
+		if !p.stderr.waitFor(marker, procWait, p.done) {
+			t.Fatalf("no %q on stderr within %v:\n%s", marker, procWait, p.stderr.text())
 		}
 		from = time.Now()
 	}
 	time.Sleep(time.Until(from.Add(delay)))
 	sent := time.Now()
 	signalled := p.signal(t, sig)
-	code := p.wait(t, 60*time.Second)
+	code := p.wait(t, procWait)
 	t.Logf("exit %d %s after the signal; %d processes started under it", code, time.Since(sent).Round(time.Millisecond), p.tree.count())
 	switch {
 	case code == kc.finished:
@@ -200,8 +200,8 @@ func TestSecondInterruptForcesExit(t *testing.T) {
 	t.Parallel()
 	base := traversableTempDir(t)
 	p := startCLI(t, base, "matrix", "--no-docker", "--scenarios", "dropped-response,concurrent-duplicates", "--seeds", "50")
-	if !p.stderr.waitFor("] ", 60*time.Second, p.done) {
-		t.Fatalf("no cell finished within 60s:\n%s", p.stderr.text())
+	if !p.stderr.waitFor("] ", procWait, p.done) {
+		t.Fatalf("no cell finished within %v:\n%s", procWait, p.stderr.text())
 	}
 	if !p.signal(t, syscall.SIGINT) {
 		t.Fatalf("the CLI ended before the first Ctrl-C (exit %d):\n%s", p.cmd.ProcessState.ExitCode(), p.stderr.text())
@@ -270,8 +270,8 @@ func TestKillLeavesStaleDirsThatTheNextStartSweeps(t *testing.T) {
 	t.Parallel()
 	base := traversableTempDir(t)
 	p := startCLI(t, base, "matrix", "--no-docker", "--seeds", "50")
-	if !p.stderr.waitFor("stores: ", 60*time.Second, p.done) {
-		t.Fatalf("no stores within 60s:\n%s", p.stderr.text())
+	if !p.stderr.waitFor("stores: ", procWait, p.done) {
+		t.Fatalf("no stores within %v:\n%s", procWait, p.stderr.text())
 	}
 	p.signal(t, syscall.SIGKILL)
 	p.wait(t, 5*time.Second)
@@ -312,7 +312,7 @@ func assertNextStartSweeps(t *testing.T, base string) int {
 	stale, _ := filepath.Glob(filepath.Join(base, "idemchaos-*"))
 	next := startCLIEnv(t, base, []string{"IDEMCHAOS_REDIS_URL=" + services.RedisURL, "IDEMCHAOS_POSTGRES_URL=" + services.PostgresURL},
 		"run", "--strategy", "pg-tx", "--scenario", "missing-key")
-	if code := next.wait(t, 60*time.Second); code != exitPass {
+	if code := next.wait(t, procWait); code != exitPass {
 		t.Fatalf("next run: exit %d\n%s", code, next.stderr.text())
 	}
 	for _, dir := range stale {

@@ -139,8 +139,8 @@ func TestSoakInterruptedPrintsThePartialSummary(t *testing.T) {
 	stores := []string{"IDEMCHAOS_REDIS_URL=" + services.RedisURL, "IDEMCHAOS_POSTGRES_URL=" + services.PostgresURL}
 	p := startCLIEnv(t, traversableTempDir(t), stores, "soak", "--strategies", "pg-tx,none", "--scenarios",
 		"missing-key,payload-mismatch", "--duration", "1m", "--seed", "8", "--json", file)
-	if !p.stderr.waitFor("round 2 ", 60*time.Second, p.done) {
-		t.Fatalf("no second round within 60s:\n%s", p.stderr.text())
+	if !p.stderr.waitFor("round 2 ", procWait, p.done) {
+		t.Fatalf("no second round within %v:\n%s", procWait, p.stderr.text())
 	}
 	p.signal(t, syscall.SIGINT)
 	if code := p.wait(t, 30*time.Second); code != exitInterrupted {
