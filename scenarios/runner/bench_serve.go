@@ -23,7 +23,7 @@ func (b *Bencher) deploy(ctx context.Context, name, prefix string, since func() 
 	return StartReplica(ctx, ReplicaSpec{Strategy: name, Prefix: prefix, Profile: b.cfg.Profile,
 		ClaimTTL: benchClaimTTL, KeyTTL: benchKeyTTL, Since: since, Listen: addr,
 		PostgresDSN: b.dsn, RedisURL: b.redisURL, PgConns: benchPgConns, RedisConns: benchRedisConns,
-		RedisTimeout: time.Second, RedisDials: 5, Warm: true})
+		RedisTimeout: time.Second, RedisDials: 5, Warm: benchPgConns})
 }
 
 // routeTo sends every try to t.

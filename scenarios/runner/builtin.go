@@ -138,8 +138,7 @@ func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	}
 	t0 := time.Now()
 	since := func() time.Duration { return time.Since(t0) }
-	d, err := r.deploy(ctx, deploySpec{Strategy: c.Strategy, Replicas: c.Replicas, Prefix: prefix, Profile: c.Profile,
-		ClaimTTL: c.ClaimTTL, KeyTTL: c.KeyTTL, Gate: sc.Gate, Since: since, Sentinel: fo.sentinel()})
+	d, err := r.deploy(ctx, cellSpec(c, sc, plan, prefix, since, fo.sentinel()))
 	if err != nil {
 		return obs, 0, err
 	}
@@ -177,6 +176,15 @@ func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	obs.History.End = since() // after the reads: a record missing then may have expired by then
 	obs.Ledger.RowsAtStart = rows
 	return obs, hidden, err
+}
+
+// cellSpec is how a cell's target is deployed: the replicas' pools warmed
+// for the plan's opening burst.
+func cellSpec(c scenarios.Cell, sc scenarios.Scenario, plan workload.Plan, prefix string, since func() time.Duration,
+	sentinel *SentinelSpec) deploySpec {
+	return deploySpec{Strategy: c.Strategy, Replicas: c.Replicas, Prefix: prefix, Profile: c.Profile,
+		ClaimTTL: c.ClaimTTL, KeyTTL: c.KeyTTL, Gate: sc.Gate, Since: since, Sentinel: sentinel,
+		Warm: openingBurst(plan, c.Replicas)}
 }
 
 // fund pays a top-up into a built-in target's ledger directly, as money

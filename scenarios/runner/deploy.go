@@ -45,6 +45,7 @@ type deploySpec struct {
 	Gate     *scenarios.GateSpec
 	Since    func() time.Duration
 	Sentinel *SentinelSpec // set: the replicas find Redis through Sentinel
+	Warm     []int         // by replica: Postgres connections open before it serves (openingBurst)
 }
 
 func (r *Builtin) deploy(ctx context.Context, s deploySpec) (*deployment, error) {
@@ -103,7 +104,7 @@ func (r *Builtin) addReplica(ctx context.Context, d *deployment, s deploySpec, i
 	rep, err := StartReplica(ctx, ReplicaSpec{Strategy: s.Strategy, Index: i, Prefix: s.Prefix, Profile: s.Profile,
 		ClaimTTL: s.ClaimTTL, KeyTTL: s.KeyTTL, Since: s.Since, Failpoints: d.failpoints,
 		PostgresDSN: r.env.PostgresDSN, StandbyDSN: r.standbyDSN(), RedisURL: r.env.RedisURL, PgAddr: d.pgLink.Listen, RedisAddr: d.redisLink.Listen,
-		RedisPrimary: d.redisPrimary, Sentinel: s.Sentinel})
+		RedisPrimary: d.redisPrimary, Sentinel: s.Sentinel, Warm: warmOf(s.Warm, i)})
 	if err != nil {
 		return err
 	}
@@ -114,6 +115,14 @@ func (r *Builtin) addReplica(ctx context.Context, d *deployment, s deploySpec, i
 		}
 	}
 	return nil
+}
+
+// warmOf is replica i's entry of warm, 0 past its end.
+func warmOf(warm []int, i int) int {
+	if i < len(warm) {
+		return warm[i]
+	}
+	return 0
 }
 
 func (r *Builtin) addRoute(d *deployment, upstream string, replica int, toxic string) error {

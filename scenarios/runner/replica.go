@@ -41,7 +41,7 @@ type ReplicaSpec struct {
 	RedisConns   int           // Redis pool size; 0: 32
 	RedisTimeout time.Duration // each Redis dial, read and write; 0: 2s to dial, 3s to read or write
 	RedisDials   int           // dials per new Redis connection; 0: one, so a cut link fails at once
-	Warm         bool          // open every Postgres connection and ping Redis before serving
+	Warm         int           // Postgres connections to open (at most PgConns), and Redis to ping, before serving; 0: none
 }
 
 // Replica is a running replica: its server, its log and its store clients.
@@ -84,8 +84,8 @@ func (r *Replica) handler(ctx context.Context, s ReplicaSpec) (http.Handler, err
 			return nil, err
 		}
 	}
-	if s.Warm {
-		if err := warm(ctx, r.pool, r.rdb); err != nil {
+	if s.Warm > 0 {
+		if err := warm(ctx, r.pool, r.rdb, s.Warm); err != nil {
 			return nil, err
 		}
 	}

@@ -100,22 +100,3 @@ func redisOptions(s ReplicaSpec) (*redis.Options, error) {
 	opts.DialerRetries = cmp.Or(s.RedisDials, 1) // a cut link fails at once instead of after five dials
 	return opts, nil
 }
-
-// warm opens every connection of the pool, then checks that Redis answers.
-func warm(ctx context.Context, pool *pgxpool.Pool, rdb *redis.Client) error {
-	n := pool.Config().MaxConns
-	conns := make([]*pgxpool.Conn, 0, n)
-	defer func() {
-		for _, c := range conns {
-			c.Release()
-		}
-	}()
-	for range n {
-		c, err := pool.Acquire(ctx)
-		if err != nil {
-			return fmt.Errorf("postgres: %w", err)
-		}
-		conns = append(conns, c)
-	}
-	return rdb.Ping(ctx).Err()
-}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/runner"
 	"github.com/idemchaos/idemchaos/sim/workload"
 	"github.com/idemchaos/idemchaos/targets/api"
@@ -20,16 +22,24 @@ import (
 	"github.com/idemchaos/idemchaos/targets/provision/provisiontest"
 )
 
-// A replica serves a charge, logs it under its index and closes cleanly,
-// whether it dials the stores as given or at addresses put in their place.
-func TestStartReplicaServesAndLogs(t *testing.T) {
+// testDatabase gives the test a database of its own and a pool on it,
+// closed when the test ends.
+func testDatabase(t *testing.T) (string, *pgxpool.Pool) {
+	t.Helper()
 	dsn := provisiontest.Database(t, services)
-	ctx := context.Background()
-	ctl, err := pgxpool.New(ctx, dsn)
+	ctl, err := pgxpool.New(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ctl.Close()
+	t.Cleanup(ctl.Close)
+	return dsn, ctl
+}
+
+// A replica serves a charge, logs it under its index and closes cleanly,
+// whether it dials the stores as given or at addresses put in their place.
+func TestStartReplicaServesAndLogs(t *testing.T) {
+	dsn, ctl := testDatabase(t)
+	ctx := context.Background()
 	if err := ledger.Migrate(ctx, ctl); err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +51,7 @@ func TestStartReplicaServesAndLogs(t *testing.T) {
 	rdb := redis.NewClient(opts)
 	defer rdb.Close()
 	specs := map[string]runner.ReplicaSpec{
-		"direct":     {Warm: true, PgConns: 2, RedisConns: 2, RedisTimeout: time.Second, RedisDials: 5},
+		"direct":     {Warm: 2, PgConns: 2, RedisConns: 2, RedisTimeout: time.Second, RedisDials: 5},
 		"redirected": {Index: 3, PgAddr: net.JoinHostPort(cfg.ConnConfig.Host, strconv.Itoa(int(cfg.ConnConfig.Port))), RedisAddr: opts.Addr},
 	}
 	for name, s := range specs {
@@ -92,4 +102,55 @@ func charge(t *testing.T, addr, key string) int {
 	}
 	resp.Body.Close()
 	return resp.StatusCode
+}
+
+// A replica told to warm has that many Postgres connections open (at most
+// its pool's size) before it serves a request; one not told has none.
+func TestStartReplicaWarmsItsPool(t *testing.T) {
+	dsn, ctl := testDatabase(t)
+	ctx := context.Background()
+	for _, c := range []struct{ warm, open int }{{0, 0}, {3, 3}, {6, 4}} {
+		app := "warm" + strconv.Itoa(c.warm)
+		rep, err := runner.StartReplica(ctx, runner.ReplicaSpec{Strategy: "pg-tx", Prefix: "wp:", Profile: api.IETF,
+			PostgresDSN: dsn + "&application_name=" + app, RedisURL: services.RedisURL, PgConns: 4, Warm: c.warm})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var open int
+		err = ctl.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", app).Scan(&open)
+		if cerr := rep.Close(ctx); cerr != nil {
+			t.Fatalf("close: %v", cerr)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if open != c.open {
+			t.Errorf("Warm %d, 4 connections at most: %d open before the first request; want %d", c.warm, open, c.open)
+		}
+	}
+}
+
+// A cell's replicas open, before its traffic starts, a connection for each
+// op of the plan's opening burst that goes to them.
+func TestCellTargetIsWarmedForTheOpeningBurst(t *testing.T) {
+	r := newRunner(t)
+	for _, name := range []string{"dropped-response", "replica-fanout"} {
+		c, plan, err := scenarios.Prepare(scenarios.Cell{Strategy: "pg-tx", Scenario: name, Seed: 3, Profile: api.IETF})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]int, c.Replicas)
+		for _, op := range plan.Ops {
+			if op.After < 0 && op.Delay == 0 && op.Stage == 0 {
+				want[op.TryAt(1).Replica]++
+			}
+		}
+		got, err := r.OpenAtDeploy(context.Background(), c, plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) || slices.Max(want) == 0 {
+			t.Errorf("%s: %v Postgres connections open per replica at deploy; want %v, the opening burst", name, got, want)
+		}
+	}
 }

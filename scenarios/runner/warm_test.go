@@ -1,0 +1,31 @@
+package runner
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/idemchaos/idemchaos/sim/workload"
+)
+
+// The opening burst counts, per replica of its first try, the ops that
+// start with the traffic: not one that waits for another op, for a delay
+// or for an earlier stage.
+func TestOpeningBurst(t *testing.T) {
+	op := func(replica, after, stage int, delay time.Duration) workload.Op {
+		return workload.Op{After: after, Stage: stage, Delay: delay, Group: -1, Tries: []workload.Try{{Replica: replica}}}
+	}
+	plan := workload.Plan{Ops: []workload.Op{
+		op(0, -1, 0, 0), op(0, -1, 0, 0), op(2, -1, 0, 0), // three at once
+		op(1, 0, 0, 0),                 // after op 0
+		op(1, -1, 1, 0),                // a later stage
+		op(1, -1, 0, time.Millisecond), // delayed
+		{After: -1, Group: -1},         // no planned try: replica 0
+	}}
+	if got, want := openingBurst(plan, 3), []int{3, 0, 1}; !slices.Equal(got, want) {
+		t.Errorf("openingBurst = %v; want %v", got, want)
+	}
+	if got := openingBurst(workload.Plan{}, 0); !slices.Equal(got, []int{0}) {
+		t.Errorf("openingBurst of no replicas = %v; want one replica with none", got)
+	}
+}
