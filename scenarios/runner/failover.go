@@ -156,14 +156,12 @@ func (f *failoverRun) kill(ctx context.Context) error {
 		return err
 	}
 	f.seen.Promoted, f.seen.PromotedAt, f.seen.NewPrimary = true, f.since(), f.topo.Replica
-	f.promoted = redis.NewClient(&redis.Options{Addr: f.topo.Replica, MaxRetries: -1, DialerRetries: 1, PoolSize: controlConns,
-		DialTimeout: 2 * time.Second, ReadTimeout: 3 * time.Second, WriteTimeout: 3 * time.Second})
-	promoted := f.promoted
-	now, err := f.keys(ctx, promoted)
+	f.promoted = directClient(f.topo.Replica)
+	now, err := f.keys(ctx, f.promoted)
 	if err != nil {
 		return fmt.Errorf("after the failover: %w", err)
 	}
-	n, err := promoted.Exists(ctx, canary).Result()
+	n, err := f.promoted.Exists(ctx, canary).Result()
 	f.seen.CanaryLost = err == nil && n == 0
 	for _, k := range f.seen.Held {
 		if !slices.Contains(now, k) {

@@ -76,8 +76,11 @@ func kernelPort() (int, error) {
 	return port, nil
 }
 
-// ephemeralLow is the low end of the kernel's ephemeral port range.
-func ephemeralLow() int {
+// ephemeralLow is the low end of the kernel's ephemeral port range, read
+// once per process.
+var ephemeralLow = sync.OnceValue(readEphemeralLow)
+
+func readEphemeralLow() int {
 	b, err := os.ReadFile(portRangeFile)
 	if err != nil {
 		return ephemeralDefault
