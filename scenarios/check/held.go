@@ -37,12 +37,30 @@ type span struct {
 	charge     string
 	replayed   bool
 	replica    int
+	// claimStart and claimEnd are when the target's claim on the key ran,
+	// handled when it answered (zero: not in the server's log);
+	// claimWaits whether that claim may wait on another request.
+	claimStart, claimEnd, handled time.Duration
+	claimWaits                    bool
+}
+
+// claimLogged reports whether the server's log holds the span's claim.
+func (s span) claimLogged() bool { return s.claimEnd > 0 }
+
+// answered is when the target answered: its handler's return when the
+// server logged it, else the span's end.
+func (s span) answered() time.Duration {
+	if s.handled > 0 {
+		return s.handled
+	}
+	return s.end
 }
 
 // serverSpan is a's answer as the server logged it.
 func serverSpan(a *history.Attempt) span {
 	v := a.Server
-	return span{start: v.Start, end: v.End, status: v.Status, charge: v.ChargeID, replayed: v.Replayed, replica: v.Replica}
+	return span{start: v.Start, end: v.End, status: v.Status, charge: v.ChargeID, replayed: v.Replayed, replica: v.Replica,
+		claimStart: v.ClaimStart, claimEnd: v.ClaimEnd, claimWaits: v.ClaimWaits, handled: v.Handled}
 }
 
 // clientSpan is a's answer as the client saw it; status 0 unless it was
@@ -95,8 +113,12 @@ func (c *checker) heldDuplicates(key string, atts []*history.Attempt, chs []*his
 			continue // no timings to compare: an answer the client never saw, and no server log
 		}
 		ot, bt := spanOf(o, viaServer), spanOf(b, viaServer)
-		wait := ot.end - bt.start
-		if !c.held(ot, bt, wait, viaServer) {
+		wait, ok := c.heldAtClaim(ot, bt)
+		if !bt.claimLogged() {
+			wait = ot.end - bt.start
+			ok = c.held(ot, bt, wait, viaServer)
+		}
+		if !ok {
 			continue
 		}
 		if c.refuses(bt.replica) {
@@ -135,6 +157,29 @@ func (c *checker) held(o, b span, wait time.Duration, viaServer bool) bool {
 	}
 	d, slack := b.end-o.end, holdSlack+wait/4
 	return d <= slack && -d <= slack
+}
+
+// heldAtClaim applies the timing of a hold to the claim of duplicate b,
+// as the server logged it. A claim that cannot wait (a try) held nothing,
+// however long its round trip took on a busy machine. One that may wait
+// is a hold when its round trip began at least holdMin
+// before original o was answered, lasted at least holdMin, ended after
+// o's claim and within holdSlack plus a quarter of its length of o's
+// answer, before or after (o's commit released it); and o finished within
+// the claim timeout. A claim that began after o committed (a request
+// stalled on a busy machine before it claimed) returns at once and is no
+// hold, however late its answer. wait is the claim's length.
+func (c *checker) heldAtClaim(o, b span) (wait time.Duration, ok bool) {
+	wait = b.claimEnd - b.claimStart
+	at := o.answered()
+	if !b.claimLogged() || !b.claimWaits || wait < holdMin || b.claimStart > at-holdMin || b.claimEnd <= o.claimEnd {
+		return wait, false
+	}
+	if c.claimTime > 0 && o.end-o.start > c.claimTime {
+		return wait, false // the original outlived its claim: the claim timeout governs, not the 409
+	}
+	d, slack := b.claimEnd-at, holdSlack+wait/4
+	return wait, d <= slack && -d <= slack
 }
 
 // originalOf returns the attempt of the key whose work the 2xx answers
@@ -190,26 +235,34 @@ func (c *checker) refuses(replica int) bool {
 
 // addHeld records a held_duplicate finding for b, held by original o.
 func (c *checker) addHeld(key string, b, o *history.Attempt, bt, ot span, wait time.Duration, viaServer bool) {
-	seen := "the server's log"
-	if !viaServer {
-		seen = "the client's timings"
-	}
-	release := "as it finished"
-	switch d := bt.end - ot.end; {
-	case d >= time.Millisecond:
-		release = duration(d) + " after it finished"
-	case d <= -time.Millisecond:
-		release = duration(-d) + " before it finished"
-	}
 	arrived := fmt.Sprintf("arrived %s after attempt %s began executing the key", duration(bt.start-ot.start), o.ID)
 	if bt.start < ot.start {
 		arrived = fmt.Sprintf("arrived with attempt %s (%s before it), which executed the key", o.ID, duration(ot.start-bt.start))
 	}
+	how := fmt.Sprintf("waited %s for it and got its %d (%s) %s", duration(wait), bt.status, chargeLabel(bt.charge), relative(bt.end-ot.end))
+	if bt.claimLogged() { // the server's log, with b's claim
+		how = fmt.Sprintf("its claim on the key waited %s and returned %s, then it got its %d (%s)",
+			duration(wait), relative(bt.claimEnd-ot.answered()), bt.status, chargeLabel(bt.charge))
+	}
+	seen := "the server's log"
+	if !viaServer {
+		seen = "the client's timings"
+	}
 	c.add(rankHeldDuplicate, 1, Finding{
 		Anomaly: HeldDuplicate, Key: key, Account: b.Account, Attempts: []string{b.ID, o.ID},
 		Charges: appendUnique(nil, bt.charge),
-		Detail: fmt.Sprintf("%s %s, waited %s for it and got its %d (%s) %s; %s answers %d at once to a duplicate in flight (%s)",
-			who(key, b), arrived, duration(wait), bt.status, chargeLabel(bt.charge), release,
-			c.profileLabel(), c.inFlight, seen),
+		Detail: fmt.Sprintf("%s %s, %s; %s answers %d at once to a duplicate in flight (%s)",
+			who(key, b), arrived, how, c.profileLabel(), c.inFlight, seen),
 	})
+}
+
+// relative says when an instant d after the original finished was.
+func relative(d time.Duration) string {
+	switch {
+	case d >= time.Millisecond:
+		return duration(d) + " after it finished"
+	case d <= -time.Millisecond:
+		return duration(-d) + " before it finished"
+	}
+	return "as it finished"
 }

@@ -96,6 +96,41 @@ func TestHeldDuplicate(t *testing.T) {
 	})
 }
 
+// TestHeldAtClaim: with the claim in the server's log, the claim's own
+// wait decides, not the request's span: a claim that waited on the
+// original's work is a hold however late a busy machine wrote its answer;
+// a duplicate that stalled before it claimed is none, however well its
+// span fits the original's, and neither is a try-claim, which cannot wait.
+func TestHeldAtClaim(t *testing.T) {
+	heldByA := []want{{HeldDuplicate, keyA, "acct_1", 0, ids("a2-1", "a1-1"), ids("ch_1")}}
+	held := map[Anomaly]int{HeldDuplicate: 1}
+	pair := func(o, b []opt) Input {
+		return input(api.IETF, ledger(ch("ch_1", keyA, "a1-1", 500, 1)),
+			att(1, 1, keyA, 500, 0, append([]opt{served(1, 300), acked(201, "ch_1", "B1"), returned(310)}, o...)...),
+			att(2, 1, keyA, 500, 10, append([]opt{served(11, 420), acked(201, "ch_1", "B1"), returned(430)}, b...)...))
+	}
+	runCases(t, []runCase{
+		{name: "the claim waited until the original finished; the answer came 120 ms later",
+			in: pair(nil, []opt{claimedAt(12, 296, 0)}), counts: held, findings: heldByA},
+		{name: "released as the original's handler returned, its answer written 50 ms later",
+			in: pair([]opt{claimedAt(2, 5, 250)}, []opt{claimedAt(12, 252, 0)}), counts: held, findings: heldByA},
+		{name: "the duplicate stalled before its claim, which found the key answered at once",
+			in: pair(nil, []opt{served(11, 302), claimedAt(290, 293, 0)})},
+		{name: "the claim returned long before the original finished",
+			in: pair(nil, []opt{claimedAt(12, 100, 0)})},
+		{name: "the claim began as the original finished",
+			in: pair(nil, []opt{claimedAt(285, 310, 0)})},
+		{name: "a try-claim spanning the original's end on a busy machine never waited",
+			in: pair(nil, []opt{triedAt(12, 296)})},
+		{name: "the claim returned before the original's claim",
+			in: pair([]opt{claimedAt(2, 299, 0)}, []opt{claimedAt(12, 295, 0)})},
+	})
+	r := Run(pair(nil, []opt{claimedAt(12, 296, 0)}))
+	if d := r.Findings[0].Detail; !strings.Contains(d, "its claim on the key waited 284ms and returned 4ms before it finished") {
+		t.Errorf("detail %q", d)
+	}
+}
+
 func TestHeldDuplicateDetail(t *testing.T) {
 	r := Run(holding(api.IETF, []opt{served(11, 302), returned(312)}))
 	d := r.Findings[0].Detail

@@ -75,6 +75,22 @@ func served(start, end int) opt {
 	return func(a *history.Attempt) { a.Server = &history.ServerView{Start: ms(start), End: ms(end)} }
 }
 
+// claimedAt logs the attempt's claim round trip over [start, end] ms, a
+// claim that may wait, and, when handled > 0, its handler's return (after
+// served).
+func claimedAt(start, end, handled int) opt {
+	return func(a *history.Attempt) {
+		s := a.Server
+		s.ClaimStart, s.ClaimEnd, s.ClaimWaits, s.Handled = ms(start), ms(end), true, ms(handled)
+	}
+}
+
+// triedAt logs the attempt's claim as a try (it never waits) over
+// [start, end] ms (after served).
+func triedAt(start, end int) opt {
+	return func(a *history.Attempt) { a.Server.ClaimStart, a.Server.ClaimEnd = ms(start), ms(end) }
+}
+
 func unserved() opt { return func(a *history.Attempt) { a.Server = nil } }
 
 func returned(t int) opt { return func(a *history.Attempt) { a.Return = ms(t) } }

@@ -20,7 +20,7 @@ func Merge(attempts []history.Attempt, entries []server.Entry) ([]history.Attemp
 	hidden := 0
 	for _, e := range entries {
 		view := &history.ServerView{Replica: e.Replica, Start: e.Start, End: e.End, Status: e.Status,
-			ChargeID: e.ChargeID, Replayed: e.Replayed}
+			ChargeID: e.ChargeID, Replayed: e.Replayed, ClaimStart: e.ClaimStart, ClaimEnd: e.ClaimEnd, ClaimWaits: e.ClaimWaits, Handled: e.Handled}
 		i, known := index[e.AttemptID]
 		if known && attempts[i].Server == nil {
 			attempts[i].Server = view

@@ -250,6 +250,14 @@ func (d *decoder) serverField(name []byte, s *ServerView) bool {
 		return d.once(4) && d.string(&s.ChargeID)
 	case "replayed":
 		return d.once(5) && d.bool(&s.Replayed)
+	case "claim_start_ns":
+		return d.once(6) && d.duration(&s.ClaimStart)
+	case "claim_end_ns":
+		return d.once(7) && d.duration(&s.ClaimEnd)
+	case "handled_ns":
+		return d.once(8) && d.duration(&s.Handled)
+	case "claim_waits":
+		return d.once(9) && d.bool(&s.ClaimWaits)
 	}
 	return false
 }

@@ -64,12 +64,21 @@ type Attempt struct {
 
 // ServerView is a target's log line for one attempt.
 type ServerView struct {
-	Replica  int           `json:"replica"`
-	Start    time.Duration `json:"start_ns"`
-	End      time.Duration `json:"end_ns"`
-	Status   int           `json:"status"`
-	ChargeID string        `json:"charge_id,omitempty"`
-	Replayed bool          `json:"replayed,omitempty"`
+	Replica int           `json:"replica"`
+	Start   time.Duration `json:"start_ns"`
+	End     time.Duration `json:"end_ns"`
+	// ClaimStart and ClaimEnd are when the idempotency layer's claim on
+	// the key ran (both zero: not logged), ClaimWaits whether that claim
+	// may wait on another request (false: a try, which never does);
+	// Handled is when the layer answered, before the answer was written
+	// (zero: not logged).
+	ClaimStart time.Duration `json:"claim_start_ns,omitempty"`
+	ClaimEnd   time.Duration `json:"claim_end_ns,omitempty"`
+	ClaimWaits bool          `json:"claim_waits,omitempty"`
+	Handled    time.Duration `json:"handled_ns,omitempty"`
+	Status     int           `json:"status"`
+	ChargeID   string        `json:"charge_id,omitempty"`
+	Replayed   bool          `json:"replayed,omitempty"`
 }
 
 // Charge is one ledger row: money that really moved.

@@ -41,9 +41,16 @@ type Entry struct {
 	Replica   int
 	Start     time.Duration
 	End       time.Duration
-	Status    int
-	ChargeID  string
-	Replayed  bool
+	// Claim is when the strategy's claim round trip ran (both zero: it
+	// marks none) and ClaimWaits whether it may wait on another request
+	// (strategy.Claimed); Handled is when the strategy answered, before
+	// the answer was written.
+	ClaimStart, ClaimEnd time.Duration
+	ClaimWaits           bool
+	Handled              time.Duration
+	Status               int
+	ChargeID             string
+	Replayed             bool
 }
 
 // Log collects entries from concurrent handlers.
@@ -101,15 +108,22 @@ func (h *handler) charge(w http.ResponseWriter, req *http.Request) {
 	start := h.cfg.Since()
 	r, bad := h.parse(req)
 	resp := bad
+	var claim strategy.Claimed
 	if bad.Status == 0 {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(req.Context()), handlerTimeout)
-		resp = h.cfg.Strategy.Handle(ctx, r)
+		resp = h.cfg.Strategy.Handle(strategy.WithClaimed(ctx, &claim), r)
 		cancel()
 		h.cfg.Failpoints.End(r.AttemptID)
 	}
+	handled := h.cfg.Since()
 	h.write(w, resp)
-	h.cfg.Log.add(Entry{AttemptID: req.Header.Get(api.HeaderAttempt), Key: r.Key, Replica: h.cfg.Replica,
-		Start: start, End: h.cfg.Since(), Status: resp.Status, ChargeID: chargeID(resp), Replayed: resp.Replayed})
+	e := Entry{AttemptID: req.Header.Get(api.HeaderAttempt), Key: r.Key, Replica: h.cfg.Replica,
+		Start: start, End: h.cfg.Since(), Handled: handled, Status: resp.Status, ChargeID: chargeID(resp), Replayed: resp.Replayed}
+	if !claim.Start.IsZero() {
+		now := time.Now()
+		e.ClaimStart, e.ClaimEnd, e.ClaimWaits = e.End-now.Sub(claim.Start), e.End-now.Sub(claim.End), claim.Waits
+	}
+	h.cfg.Log.add(e)
 }
 
 // parse reads the request; a non-zero Status in the second result is a 400.

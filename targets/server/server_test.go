@@ -212,3 +212,49 @@ func TestNoFingerprintReplaysAnotherPayload(t *testing.T) {
 		t.Fatalf("got %d %s; want the first payload's 201 replayed", a.status, a.raw)
 	}
 }
+
+// TestLogHoldsTheClaim: the log gives a request's claim round trip and
+// when the strategy answered, inside its span. pg-blocking-claim's claim
+// waits on an open transaction that inserted the key; it returns when that
+// transaction rolls back (and then charges); pg-tx's try-lock is logged as
+// a claim that never waits. A strategy that marks no claim (none) logs
+// none.
+func TestLogHoldsTheClaim(t *testing.T) {
+	tg := newTarget(t, "pg-blocking-claim", api.IETF)
+	ctx := context.Background()
+	holder, err := tg.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := holder.Exec(ctx, `INSERT INTO idempotency_keys (key, fingerprint, response_status, response_body) VALUES ('k-1', 'f', 0, '')`); err != nil {
+		_ = holder.Rollback(ctx)
+		t.Fatal(err)
+	}
+	const hold = 300 * time.Millisecond
+	released := make(chan struct{})
+	time.AfterFunc(hold, func() { _ = holder.Rollback(ctx); close(released) })
+	a := tg.post(t, "k-1", "a1", pay)
+	<-released
+	if a.status != http.StatusCreated {
+		t.Fatalf("got %d %s; want 201 once the holder rolled back", a.status, a.raw)
+	}
+	e := tg.log.Entries()[0]
+	if !(e.Start <= e.ClaimStart && e.ClaimStart < e.ClaimEnd && e.ClaimEnd <= e.Handled && e.Handled <= e.End) {
+		t.Fatalf("entry %+v: want start <= claim start < claim end <= handled <= end", e)
+	}
+	if waited := e.ClaimEnd - e.ClaimStart; waited < hold*3/4 || !e.ClaimWaits {
+		t.Errorf("the claim took %s, may wait %v; it waited on the holder for %s", waited, e.ClaimWaits, hold)
+	}
+
+	try := newTarget(t, "pg-tx", api.IETF)
+	try.post(t, "k-1", "a1", pay)
+	if e := try.log.Entries()[0]; e.ClaimEnd == 0 || e.ClaimWaits {
+		t.Errorf("pg-tx: entry %+v; want its try-lock logged as a claim that never waits", e)
+	}
+
+	none := newTarget(t, "none", api.IETF)
+	none.post(t, "k-1", "a1", pay)
+	if e := none.log.Entries()[0]; e.ClaimStart != 0 || e.ClaimEnd != 0 || e.Handled == 0 {
+		t.Errorf("none: entry %+v; want no claim and a handled time", e)
+	}
+}

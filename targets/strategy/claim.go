@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/idemchaos/idemchaos/targets/api"
 	"github.com/idemchaos/idemchaos/targets/ledger"
@@ -131,7 +132,10 @@ func claimAndCharge(ctx context.Context, tx *txn, r Request, mode claimMode) (cl
 	b.Queue(sql, chargeArgs(r)...).QueryRow(func(row pgx.Row) error {
 		return row.Scan(&c.locked, &fp, &status, &c.row.resp.Body, &c.seq, &c.balance, &c.stored)
 	})
-	if err := tx.send(ctx, &b); err != nil {
+	start := time.Now()
+	err := tx.send(ctx, &b)
+	claimed(ctx, start, mode == byInsert)
+	if err != nil {
 		return c, fmt.Errorf("claim key: %w", err)
 	}
 	if c.found = fp != nil; c.found {
@@ -181,7 +185,10 @@ func claimInsert(ctx context.Context, tx sender, r Request) (claim, error) {
 		return nil
 	})
 	queueReadKey(&b, r.Key, &c)
-	if err := tx.send(ctx, &b); err != nil {
+	start := time.Now()
+	err := tx.send(ctx, &b)
+	claimed(ctx, start, true)
+	if err != nil {
 		return c, fmt.Errorf("claim key: %w", err)
 	}
 	return c, nil

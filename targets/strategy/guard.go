@@ -3,6 +3,7 @@ package strategy
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/idemchaos/idemchaos/targets/api"
 )
@@ -18,7 +19,9 @@ func (s redisPgGuard) Handle(ctx context.Context, r Request) Response {
 		return noKey(ctx, s.deps, r)
 	}
 	claim := encodeRecord(record{Fingerprint: r.Fingerprint})
+	start := time.Now()
 	won, err := s.deps.Redis.SetNX(ctx, s.deps.redisKey(r.Key), claim, s.deps.ClaimTTL).Result()
+	claimed(ctx, start, false)
 	if err == nil && !won {
 		return existing(ctx, s.deps, r)
 	}

@@ -135,7 +135,9 @@ func (s pgSplitDebit) record(ctx context.Context, tx pgx.Tx, r Request, t taken)
 // waiting: false when another request holds it.
 func lockSession(ctx context.Context, conn *pgxpool.Conn, key string) (bool, error) {
 	var locked bool
+	start := time.Now()
 	err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(hashtextextended($1, 0))`, key).Scan(&locked)
+	claimed(ctx, start, false)
 	if err != nil {
 		return false, fmt.Errorf("claim key: %w", err)
 	}

@@ -50,7 +50,9 @@ func (s redisClaim) Handle(ctx context.Context, r Request) Response {
 		return noKey(ctx, s.deps, r)
 	}
 	claim := encodeRecord(record{Fingerprint: r.Fingerprint})
+	start := time.Now()
 	won, err := s.deps.Redis.SetNX(ctx, s.deps.redisKey(r.Key), claim, s.claimTTL).Result()
+	claimed(ctx, start, false)
 	if err != nil {
 		return unavailable(fmt.Errorf("redis claim: %w", err))
 	}
