@@ -37,6 +37,16 @@
 //     row, a slow store link), which the timings cannot tell from a hold:
 //     the refusals it gave were as slow, or it shows it can refuse at once.
 //
+// When the server's log holds B's claim on the key (ServerView.ClaimStart,
+// ClaimEnd), the claim decides instead of the margins above: a claim that
+// cannot wait (a try: ClaimWaits false) held nothing; one that may wait
+// held B when its round trip began at least 20 ms before O was answered
+// (ServerView.Handled), lasted at least 20 ms, ended after O's claim and
+// within 10 ms plus a quarter of its length of O's answer (the refusal rule
+// still applies). A busy machine writes a held answer late, and a request
+// that stalled before its claim fits the margins of its whole span; its
+// claim round trip shows neither.
+//
 // A profile whose service waits by design (api.Profile.InFlightWait) has no
 // held duplicates.
 //
