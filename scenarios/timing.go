@@ -18,10 +18,10 @@ type Timing struct {
 }
 
 // Measuring a service: CalibrationCharges charges, of which at least
-// calibrationAnswered must be answered 2xx to take a median of.
+// CalibrationNeeded must be answered 2xx to take a median of.
 const (
-	CalibrationCharges  = 5
-	calibrationAnswered = 3
+	CalibrationCharges = 5
+	CalibrationNeeded  = 3
 )
 
 // MinOutlast is the fastest charge whose client can be timed out inside it
@@ -29,12 +29,12 @@ const (
 // well above the jitter of a loopback round trip.
 const MinOutlast = 45 * time.Millisecond
 
-// NewTiming takes the median of the charge times measured (nil when too
-// few charges were answered to take one).
-func NewTiming(samples []time.Duration) (*Timing, error) {
-	if len(samples) < calibrationAnswered {
-		return nil, fmt.Errorf("only %d of %d charges sent to measure the service were answered 2xx (%d needed): check --body, --accounts and --success-status",
-			len(samples), CalibrationCharges, calibrationAnswered)
+// NewTiming takes the median of the charge times measured, samples of the
+// sent charges (an error when too few were answered to take one).
+func NewTiming(samples []time.Duration, sent int) (*Timing, error) {
+	if len(samples) < CalibrationNeeded {
+		return nil, fmt.Errorf("only %d of the %d charges sent to measure the service were answered 2xx (%d of %d needed): check --body, --accounts and --success-status",
+			len(samples), sent, CalibrationNeeded, CalibrationCharges)
 	}
 	sorted := slices.Clone(samples)
 	slices.Sort(sorted)

@@ -12,11 +12,11 @@ import (
 )
 
 func TestNewTimingTakesTheMedian(t *testing.T) {
-	got, err := NewTiming([]time.Duration{300 * time.Millisecond, 10 * time.Millisecond, 280 * time.Millisecond, 2 * time.Second, 310 * time.Millisecond})
+	got, err := NewTiming([]time.Duration{300 * time.Millisecond, 10 * time.Millisecond, 280 * time.Millisecond, 2 * time.Second, 310 * time.Millisecond}, 5)
 	if err != nil || got.Charge != 300*time.Millisecond || len(got.Samples) != 5 {
 		t.Fatalf("timing %+v, %v; want the median 300ms of 5", got, err)
 	}
-	if _, err := NewTiming([]time.Duration{time.Second, time.Second}); err == nil || !strings.Contains(err.Error(), "only 2 of 5 charges") {
+	if _, err := NewTiming([]time.Duration{time.Second, time.Second}, 4); err == nil || !strings.Contains(err.Error(), "only 2 of the 4 charges sent to measure the service were answered 2xx (3 of 5 needed)") {
 		t.Fatalf("err %v; want too few answered", err)
 	}
 }

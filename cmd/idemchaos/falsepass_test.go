@@ -111,6 +111,10 @@ func TestTargetThatNeverAnswersIsAnEnvironmentError(t *testing.T) {
 	if o.code != exitEnv || !strings.Contains(o.stderr, "target never answered") {
 		t.Fatalf("exit %d, stderr %q; want exit 3: target never answered", o.code, o.stderr)
 	}
+	// measuring it stopped once the charges left could not be enough
+	if !strings.Contains(o.stderr, "only 0 of the 3 charges sent to measure the service were answered 2xx (3 of 5 needed)") {
+		t.Errorf("stderr %q; want the measuring to stop after 3 charges without an answer", o.stderr)
+	}
 }
 
 func TestTargetAnswering404EverywhereIsInconclusive(t *testing.T) {

@@ -26,28 +26,36 @@ const calibrationAmount = 100
 // scenarios.CalibrationCharges charges sent one after another straight to
 // its first URL, each with a fresh key, on its first account (they are
 // real charges, under keys no run uses). A service that answers too few of
-// them 2xx is an environment error.
+// them 2xx is an environment error, told as soon as the charges left could
+// no longer make up the number (a service that never answers costs three
+// per-try timeouts, not five).
 func (r *Service) Timing(ctx context.Context) (*scenarios.Timing, error) {
 	r.timingMu.Lock()
 	defer r.timingMu.Unlock()
 	if r.timing != nil || r.timingErr != nil {
 		return r.timing, r.timingErr
 	}
-	plan := r.calibrationPlan()
 	cl := client.New(client.Config{Routes: func(int, string) (string, error) { return strings.TrimSuffix(r.target.URLs[0], "/"), nil },
 		Shape: r.target.Shape, Policy: client.Policy{PerTry: calibrationPerTry}})
-	attempts := cl.Run(ctx, plan)
-	cl.Close()
-	if err := ctx.Err(); err != nil {
-		return nil, err // not kept: the run was interrupted
-	}
+	defer cl.Close()
+	var attempts []history.Attempt
 	var samples []time.Duration
-	for _, a := range attempts {
-		if a.Outcome == history.Acked {
-			samples = append(samples, a.Return-a.Call)
+	for i, op := range r.calibrationPlan().Ops {
+		if len(samples)+scenarios.CalibrationCharges-i < scenarios.CalibrationNeeded {
+			break // too few left to measure: the answer is already known
 		}
+		got := cl.Run(ctx, workload.Plan{Ops: []workload.Op{op}})
+		if err := ctx.Err(); err != nil {
+			return nil, err // not kept: the run was interrupted
+		}
+		for _, a := range got {
+			if a.Outcome == history.Acked {
+				samples = append(samples, a.Return-a.Call)
+			}
+		}
+		attempts = append(attempts, got...)
 	}
-	r.timing, r.timingErr = scenarios.NewTiming(samples)
+	r.timing, r.timingErr = scenarios.NewTiming(samples, len(attempts))
 	if r.timingErr != nil {
 		r.timingErr = fmt.Errorf("measuring %s: %w%s", r.target.URLs[0], r.timingErr, statusesSeen(attempts))
 	}
@@ -71,7 +79,7 @@ func (r *Service) calibrationPlan() workload.Plan {
 	var p workload.Plan
 	for i := range scenarios.CalibrationCharges {
 		p.Ops = append(p.Ops, workload.Op{ID: i, Key: workload.NewKey(rng), Account: account, Amount: calibrationAmount,
-			Currency: currency, Group: -1, After: i - 1, MaxTries: 1, Tries: []workload.Try{{}}})
+			Currency: currency, Group: -1, After: -1, MaxTries: 1, Tries: []workload.Try{{}}})
 	}
 	return p
 }
