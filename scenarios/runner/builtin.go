@@ -179,12 +179,12 @@ func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 }
 
 // cellSpec is how a cell's target is deployed: the replicas' pools warmed
-// for the plan's opening burst.
+// ahead of the plan's traffic (connsAhead).
 func cellSpec(c scenarios.Cell, sc scenarios.Scenario, plan workload.Plan, prefix string, since func() time.Duration,
 	sentinel *SentinelSpec) deploySpec {
 	return deploySpec{Strategy: c.Strategy, Replicas: c.Replicas, Prefix: prefix, Profile: c.Profile,
 		ClaimTTL: c.ClaimTTL, KeyTTL: c.KeyTTL, Gate: sc.Gate, Since: since, Sentinel: sentinel,
-		Warm: openingBurst(plan, c.Replicas)}
+		Warm: connsAhead(plan, c.Replicas)}
 }
 
 // fund pays a top-up into a built-in target's ledger directly, as money

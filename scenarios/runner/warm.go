@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idemchaos/idemchaos/sim/workload"
+	"github.com/idemchaos/idemchaos/targets/api"
 )
 
 // warm opens n of the pool's connections at once (at most its size), then
@@ -36,6 +38,37 @@ func warm(ctx context.Context, pool *pgxpool.Pool, rdb *redis.Client, n int) err
 		return fmt.Errorf("postgres: %w", err)
 	}
 	return rdb.Ping(ctx).Err()
+}
+
+// connsAhead is how many connections each replica opens before the
+// traffic: the plan's opening burst or, when the plan slows the Postgres
+// link, all its pool holds. A connection opened under a latency pays it on
+// every round trip of its handshake, and that decided whether a retry read
+// before the request it retried committed: pg-standby-read / slow-charge's
+// first op's retries, each on a connection of its own opened under the
+// latency, always read after the first try's commit, a later op's retries,
+// on connections already open, before it; on a busy machine neither op's
+// did on some seeds, and its declared double charge was missed.
+func connsAhead(plan workload.Plan, replicas int) []int {
+	n := openingBurst(plan, replicas)
+	if !slowsPostgres(plan) {
+		return n
+	}
+	for i := range n {
+		n[i] = math.MaxInt // warm caps it at the pool's size
+	}
+	return n
+}
+
+// slowsPostgres reports whether a fault of the plan puts latency on the
+// app-to-Postgres link.
+func slowsPostgres(plan workload.Plan) bool {
+	for _, f := range plan.Faults() {
+		if in, err := api.ParseInjection(f.Inject); err == nil && in.Action == api.PGLatency {
+			return true
+		}
+	}
+	return false
 }
 
 // openingBurst counts, for each of the replicas, the plan's ops that start

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -27,5 +28,23 @@ func TestOpeningBurst(t *testing.T) {
 	}
 	if got := openingBurst(workload.Plan{}, 0); !slices.Equal(got, []int{0}) {
 		t.Errorf("openingBurst of no replicas = %v; want one replica with none", got)
+	}
+}
+
+// A plan that slows the Postgres link warms every connection of each
+// replica's pool; any other only its opening burst.
+func TestConnsAhead(t *testing.T) {
+	op := func(inject string) workload.Op {
+		return workload.Op{After: -1, Group: -1, MaxTries: 2, Tries: []workload.Try{{Inject: inject}, {Replica: 1}}}
+	}
+	plain := workload.Plan{Ops: []workload.Op{op(""), op("delay:200ms@before-commit")}}
+	if got, want := connsAhead(plain, 2), []int{2, 0}; !slices.Equal(got, want) {
+		t.Errorf("connsAhead without link latency = %v; want the opening burst %v", got, want)
+	}
+	slowed := workload.Plan{Ops: []workload.Op{op(""), op("pg-latency:500ms@before-commit")}}
+	for i, n := range connsAhead(slowed, 2) {
+		if n != math.MaxInt {
+			t.Errorf("connsAhead with pg-latency: replica %d warms %d; want its whole pool", i, n)
+		}
 	}
 }

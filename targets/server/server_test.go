@@ -258,3 +258,36 @@ func TestLogHoldsTheClaim(t *testing.T) {
 		t.Errorf("none: entry %+v; want no claim and a handled time", e)
 	}
 }
+
+// TestStandbyLookUpIsNotPrepared: pg-standby-read's look-up of the key is
+// one round trip on any connection, never a prepare first: on a slow link
+// a prepare's round trip decided whether a retry read before its first try
+// committed. The replayed request's connection holds no prepared look-up.
+func TestStandbyLookUpIsNotPrepared(t *testing.T) {
+	tg := newTarget(t, "pg-standby-read", api.IETF)
+	tg.post(t, "k-1", "a1", pay)
+	if a := tg.post(t, "k-1", "a2", pay); a.status != http.StatusCreated || !a.replayed {
+		t.Fatalf("retry: %d %s; want the replay", a.status, a.raw)
+	}
+	ctx := context.Background()
+	conns := tg.pool.AcquireAllIdle(ctx)
+	defer func() {
+		for _, c := range conns {
+			c.Release()
+		}
+	}()
+	for _, c := range conns {
+		var n int
+		err := c.QueryRow(ctx, `SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE '%FROM idempotency_keys WHERE key = $1'`,
+			pgx.QueryExecModeExec).Scan(&n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 {
+			t.Errorf("a connection holds %d prepared look-ups of the key", n)
+		}
+	}
+	if len(conns) == 0 {
+		t.Fatal("no idle connection to look at")
+	}
+}

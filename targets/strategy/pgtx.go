@@ -177,10 +177,12 @@ type rowReader interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-func loadKeyRow(ctx context.Context, q rowReader, key string) (keyRow, bool, error) {
+// loadKeyRow reads the key's row; mode, when given, is how pgx runs the
+// query (pgx.QueryExecModeExec: one round trip, never a prepare first).
+func loadKeyRow(ctx context.Context, q rowReader, key string, mode ...any) (keyRow, bool, error) {
 	var k keyRow
 	err := q.QueryRow(ctx, `SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE key = $1`,
-		key).Scan(&k.fingerprint, &k.resp.Status, &k.resp.Body)
+		append(mode, key)...).Scan(&k.fingerprint, &k.resp.Status, &k.resp.Body)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return k, false, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemchaos/idemchaos/targets/api"
@@ -35,7 +36,10 @@ func (s pgStandbyRead) Handle(ctx context.Context, r Request) Response {
 	if r.Key == "" {
 		return noKey(ctx, s.deps, r)
 	}
-	stored, found, err := loadKeyRow(ctx, s.read, r.Key)
+	// one round trip on any connection (no prepare first, as through a
+	// pooler in front of standbys): how long the look-up takes on a slow
+	// link must not depend on which connection the pool hands out
+	stored, found, err := loadKeyRow(ctx, s.read, r.Key, pgx.QueryExecModeExec)
 	if err != nil {
 		return unavailable(fmt.Errorf("on the standby: %w", err))
 	}
