@@ -162,13 +162,13 @@ func (c *checker) held(o, b span, wait time.Duration, viaServer bool) bool {
 // heldAtClaim applies the timing of a hold to the claim of duplicate b,
 // as the server logged it. A claim that cannot wait (a try) held nothing,
 // however long its round trip took on a busy machine. One that may wait
-// is a hold when its round trip began at least holdMin
-// before original o was answered, lasted at least holdMin, ended after
-// o's claim and within holdSlack plus a quarter of its length of o's
-// answer, before or after (o's commit released it); and o finished within
-// the claim timeout. A claim that began after o committed (a request
-// stalled on a busy machine before it claimed) returns at once and is no
-// hold, however late its answer. wait is the claim's length.
+// held b when its round trip began at least holdMin before original o was
+// answered, lasted at least holdMin, ended after o's claim and within
+// holdSlack plus a quarter of its length of o's answer, before or after
+// (o's commit released it), and o finished within the claim timeout. A
+// claim that began after o committed (a request stalled on a busy machine
+// before it claimed) returns at once and is no hold, however late its
+// answer. wait is the claim's length.
 func (c *checker) heldAtClaim(o, b span) (wait time.Duration, ok bool) {
 	wait = b.claimEnd - b.claimStart
 	at := o.answered()
