@@ -48,7 +48,9 @@ func warm(ctx context.Context, pool *pgxpool.Pool, rdb *redis.Client, n int) err
 // first op's retries, each on a connection of its own opened under the
 // latency, always read after the first try's commit, a later op's retries,
 // on connections already open, before it; on a busy machine neither op's
-// did on some seeds, and its declared double charge was missed.
+// did on some seeds, and its declared double charge was missed. (A
+// statement's first prepare on a connection is such a round trip too:
+// pg-standby-read's look-up runs unprepared.)
 func connsAhead(plan workload.Plan, replicas int) []int {
 	n := openingBurst(plan, replicas)
 	if !slowsPostgres(plan) {
