@@ -113,8 +113,11 @@ func (c *checker) heldDuplicates(key string, atts []*history.Attempt, chs []*his
 			continue // no timings to compare: an answer the client never saw, and no server log
 		}
 		ot, bt := spanOf(o, viaServer), spanOf(b, viaServer)
-		wait, ok := c.heldAtClaim(ot, bt)
-		if !bt.claimLogged() {
+		var wait time.Duration
+		var ok bool
+		if bt.claimLogged() {
+			wait, ok = c.heldAtClaim(ot, bt)
+		} else {
 			wait = ot.end - bt.start
 			ok = c.held(ot, bt, wait, viaServer)
 		}
@@ -160,7 +163,7 @@ func (c *checker) held(o, b span, wait time.Duration, viaServer bool) bool {
 }
 
 // heldAtClaim applies the timing of a hold to the claim of duplicate b,
-// as the server logged it. A claim that cannot wait (a try) held nothing,
+// as the server logged it (b.claimLogged). A claim that cannot wait (a try) held nothing,
 // however long its round trip took on a busy machine. One that may wait
 // held b when its round trip began at least holdMin before original o was
 // answered, lasted at least holdMin, ended after o's claim and within
@@ -172,7 +175,7 @@ func (c *checker) held(o, b span, wait time.Duration, viaServer bool) bool {
 func (c *checker) heldAtClaim(o, b span) (wait time.Duration, ok bool) {
 	wait = b.claimEnd - b.claimStart
 	at := o.answered()
-	if !b.claimLogged() || !b.claimWaits || wait < holdMin || b.claimStart > at-holdMin || b.claimEnd <= o.claimEnd {
+	if !b.claimWaits || wait < holdMin || b.claimStart > at-holdMin || b.claimEnd <= o.claimEnd {
 		return wait, false
 	}
 	if c.claimTime > 0 && o.end-o.start > c.claimTime {

@@ -276,6 +276,9 @@ func TestStandbyLookUpIsNotPrepared(t *testing.T) {
 			c.Release()
 		}
 	}()
+	if len(conns) == 0 {
+		t.Fatal("no idle connection to look at")
+	}
 	for _, c := range conns {
 		var n int
 		err := c.QueryRow(ctx, `SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE '%FROM idempotency_keys WHERE key = $1'`,
@@ -286,8 +289,5 @@ func TestStandbyLookUpIsNotPrepared(t *testing.T) {
 		if n != 0 {
 			t.Errorf("a connection holds %d prepared look-ups of the key", n)
 		}
-	}
-	if len(conns) == 0 {
-		t.Fatal("no idle connection to look at")
 	}
 }
