@@ -31,7 +31,7 @@ test-long: setup
 # redis-failover over 20 seeds for every strategy, beside every other cell
 # on 3 (make test runs it on one seed: a fresh topology and a failover a cell).
 test-failover-long: setup
-	IDEMCHAOS_FAILOVER_SEEDS=20 go test -count=1 -timeout 60m -run '^TestEveryCellAsDeclared$$' -v ./scenarios/runner
+	IDEMCHAOS_FAILOVER_SEEDS=20 go test -count=1 -timeout 60m -run '^TestEveryCellAsDeclared$$' -v ./engine
 
 # Every Go fuzz target (func FuzzX in a _test.go file): go test takes one
 # -fuzz target per run. Minimizing is capped (10 tries): with the whole

@@ -6,7 +6,7 @@
 // lost acknowledgements and contract violations.
 //
 // The packages, in the order data flows through them (scenario -> plan ->
-// clients -> targets -> stores; then history + ledger -> checker -> result
+// clients -> targets -> stores; then history + ledger -> checker -> results
 // -> renderers):
 //
 //   - cmd/: the idemchaos CLI, paymentd, the payment server, and paysvc,
@@ -22,14 +22,19 @@
 //   - scenarios/: the pure core: the catalog, plans, expectations,
 //     Cell/Record/Result and Judge; with scenarios/check (the checker),
 //     scenarios/spec (the file language), scenarios/openapi (a service's
-//     OpenAPI description: its charge request and contract), scenarios/narrate,
-//     scenarios/rundir, scenarios/runner (all the I/O: deployment, external
-//     targets, the pipeline, pool, sessions, soak and bench engines) and
-//     scenarios/scenariotest (the go test API).
-//   - reports/: the renderers.
+//     OpenAPI description: its charge request and contract),
+//     scenarios/narrate and scenarios/scenariotest (the go test API).
+//   - engine/: all the I/O: deployment, a user's service, the pipeline,
+//     pool, sessions, soak and bench; engine/conform (the conformance run),
+//     engine/compare (bench --compare) and engine/shrink.
+//   - results/: the run's records and their JSON (the document, cells,
+//     latencies, skips, the soak tally, bench and comparison documents),
+//     below both the engine and the renderers; results/rundir saves and
+//     reads run directories.
+//   - reports/: the renderers only.
 //   - conformance/: the conformance catalog (idempotency libraries, their
 //     promises and findings) and its table; the targets' sources beside
-//     it; scenarios/runner/conform starts them.
+//     it; engine/conform starts them.
 //   - internal/: not a stable API.
 //
 // The root package holds no code; its test enforces the layering above.

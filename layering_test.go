@@ -10,7 +10,12 @@ import (
 // The layering of idemchaos is its one-way data flow (README: layout):
 //
 //	scenario -> plan -> clients -> targets -> stores
-//	history + ledger -> checker -> result -> renderers
+//	history + ledger -> checker -> results -> renderers
+//
+// The engine (engine/...) does the I/O of the first line and fills the
+// records of package results; the renderers (reports) read those records.
+// Both sit above results and the catalogs (scenarios, conformance), and
+// neither sees the other.
 //
 // Each rule below forbids an edge that would let data (or control) flow
 // against that direction. Paths in rules are relative to the module;
@@ -93,7 +98,7 @@ var rules = []rule{
 		name: "pure-without-io",
 		kind: noDep,
 		from: []string{
-			"reports", "scenarios/narrate", "scenarios/rundir", "scenarios",
+			"reports", "results", "results/rundir", "scenarios/narrate", "scenarios",
 			"scenarios/spec", "scenarios/check", "targets/api",
 			"targets/strategy/design", "sim/history", "conformance",
 		},
@@ -107,15 +112,43 @@ var rules = []rule{
 		from:   []string{"..."},
 		forbid: []string{"cmd/..."},
 	},
-	// The runner does all the I/O of a run; only the entry points (the
+	// The engine does all the I/O of a run; only the entry points (the
 	// commands and the go test API) drive it. The pure core and the
 	// renderers get its results as data and never call back into it.
 	{
 		name:   "only-entry-points-run",
 		kind:   noImport,
 		from:   []string{"..."},
-		except: []string{"scenarios/runner/...", "scenarios/scenariotest", "cmd/..."},
-		forbid: []string{"scenarios/runner/..."},
+		except: []string{"engine/...", "scenarios/scenariotest", "cmd/..."},
+		forbid: []string{"engine/..."},
+	},
+	// The run's records sit below both the engine that fills them and the
+	// renderers that read them: a record that imported either would make
+	// saved runs depend on how they were run or shown.
+	{
+		name:   "results-below-engine-and-renderers",
+		kind:   noImport,
+		from:   []string{"results/..."},
+		forbid: []string{"engine/...", "reports/...", "conformance/...", "scenarios/scenariotest", "cmd/..."},
+	},
+	// The engine produces records and never renders them: what a run shows
+	// is decided by the entry point that asked for it, from the records.
+	{
+		name:   "engine-renders-nothing",
+		kind:   noImport,
+		from:   []string{"engine/..."},
+		forbid: []string{"reports/..."},
+	},
+	// The catalogs (scenarios, conformance) are read by the engine and the
+	// renderers alike, so they import neither: the facts a run is planned
+	// from cannot depend on how it is run or shown.
+	{
+		name:   "catalogs-below-engine-and-renderers",
+		kind:   noImport,
+		from:   []string{"scenarios/...", "conformance/..."},
+		except: []string{"scenarios/scenariotest"},
+		forbid: []string{"reports/...", "results/..."},
+		allow:  []string{"results"},
 	},
 	// Configuration enters at the very start of the flow: only the
 	// commands read the environment or flags; every other package gets its

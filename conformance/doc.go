@@ -8,7 +8,7 @@
 // documented deviation from the IETF draft ("deviates") from a loss of
 // money ("breaks money").
 //
-// It is pure: it reads results and renders them. The runner
-// (scenarios/runner/conform) builds and starts the targets; the command
-// (idemchaos conformance) drives both.
+// It is pure, and sits below the engine: the engine (engine/conform) reads
+// the catalog to build and start the targets, reports.WriteConformance
+// renders the table, and the command (idemchaos conformance) drives both.
 package conformance

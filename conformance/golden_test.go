@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/idemchaos/idemchaos/conformance"
-	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/targets/provision"
 	"github.com/idemchaos/idemchaos/targets/provision/provisiontest"
@@ -64,7 +64,7 @@ func TestConformanceVerdicts(t *testing.T) {
 // logInconclusive logs why each inconclusive cell of a failed run proved
 // nothing (the run's temp dir goes with the test).
 func logInconclusive(t *testing.T, file string) {
-	var doc reports.Document
+	var doc results.Document
 	b, err := os.ReadFile(file)
 	if err == nil {
 		err = json.Unmarshal(b, &doc)

@@ -1,7 +1,7 @@
 package conformance
 
 import (
-	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/scenarios"
 )
 
@@ -23,7 +23,7 @@ type Table struct {
 }
 
 // NewTable folds results and skips into the table of rows x scens.
-func NewTable(rows []RowSpec, scens []string, seeds int, rs []scenarios.Result, skipped []reports.Skip) Table {
+func NewTable(rows []RowSpec, scens []string, seeds int, rs []scenarios.Result, skipped []results.Skip) Table {
 	t := Table{Rows: rows, Scenarios: scens, Seeds: seeds, cells: map[[2]string]Cell{}}
 	by := map[[2]string][]scenarios.Result{}
 	for _, r := range rs {

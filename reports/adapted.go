@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"github.com/idemchaos/idemchaos/results"
 	"slices"
 )
 
@@ -13,7 +14,7 @@ type Adapted struct {
 
 // adaptations lists, in cell order, the scenarios whose results say they
 // were adapted to the service.
-func adaptations(cells []Cell) []Adapted {
+func adaptations(cells []results.Cell) []Adapted {
 	var out []Adapted
 	at := map[string]int{}
 	for _, c := range cells {

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"github.com/idemchaos/idemchaos/results"
 	"math"
 	"strconv"
 	"strings"
@@ -39,7 +40,7 @@ type logScale struct{ lo, hi float64 }
 
 // sharedScale spans every percentile of every kind of answer of every
 // strategy, rounded out to 1-2-5 steps; ok is false with nothing to chart.
-func sharedScale(rs []BenchResult) (s logScale, ok bool) {
+func sharedScale(rs []results.BenchResult) (s logScale, ok bool) {
 	lo, hi := math.Inf(1), 0.0
 	for _, r := range rs {
 		for _, l := range r.Latency {
@@ -149,7 +150,7 @@ type chartSeries struct {
 type chartDot struct{ X, Y, Title string }
 
 // seriesOf draws the kinds of answer that came back, "all" first.
-func seriesOf(s logScale, r BenchResult) []chartSeries {
+func seriesOf(s logScale, r results.BenchResult) []chartSeries {
 	var out []chartSeries
 	for _, k := range benchKinds {
 		l := r.LatencyOf(k)
@@ -174,7 +175,7 @@ func seriesOf(s logScale, r BenchResult) []chartSeries {
 type mixSegment struct{ X, W, Class, Title string }
 
 // answerMix splits the answers into first, replay and 409 along the bar.
-func answerMix(r BenchResult) []mixSegment {
+func answerMix(r results.BenchResult) []mixSegment {
 	total := int64(0)
 	for _, k := range benchKinds[1:] {
 		total += r.LatencyOf(k).Count

@@ -7,17 +7,18 @@ import (
 	"time"
 
 	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/scenarios/check"
 )
 
 // lat is one kind's percentiles, in ms.
-func lat(st, kind string, n int64, p50, p90, p99, p999, mx float64) reports.Latency {
-	return reports.Latency{Strategy: st, Kind: kind, Count: n, P50: p50, P90: p90, P99: p99, P999: p999, Max: mx}
+func lat(st, kind string, n int64, p50, p90, p99, p999, mx float64) results.Latency {
+	return results.Latency{Strategy: st, Kind: kind, Count: n, P50: p50, P90: p90, P99: p99, P999: p999, Max: mx}
 }
 
 // benchRes is one strategy at 200/s for 10 s, everything answered.
-func benchRes(st, from string, dups int, ls ...reports.Latency) reports.BenchResult {
-	return reports.BenchResult{Strategy: st, ReplayFrom: from, Scheduled: 2000, Sent: 2000, Duplicates: dups, Answered: 2000,
+func benchRes(st, from string, dups int, ls ...results.Latency) results.BenchResult {
+	return results.BenchResult{Strategy: st, ReplayFrom: from, Scheduled: 2000, Sent: 2000, Duplicates: dups, Answered: 2000,
 		OfferedRPS: 200, AchievedRPS: 199.6, ElapsedMS: 10021, MaxQueuedMS: 0.042,
 		Statuses: map[string]int{"201": 2000 - dups, "200": dups}, Errors: map[string]int{},
 		Latency: ls, Anomalies: byName(anoms())}
@@ -26,7 +27,7 @@ func benchRes(st, from string, dups int, ls ...reports.Latency) reports.BenchRes
 // benchFixture is a bench of four strategies covering every case: a flawed
 // one (no replays, double charges), a correct one with 409s, one with
 // errors and a slow tail, and one that never saw a duplicate.
-func benchFixture() reports.Bench {
+func benchFixture() results.Bench {
 	none := benchRes("none", "-", 203,
 		lat("none", "all", 2000, 2.53, 3.67, 54.8, 88.1, 91.2),
 		lat("none", "first", 2000, 2.53, 3.67, 54.8, 88.1, 91.2))
@@ -48,16 +49,16 @@ func benchFixture() reports.Bench {
 	mem := benchRes("memory", "memory", 0,
 		lat("memory", "all", 2000, 2.67, 4.66, 13.6, 20.5, 22),
 		lat("memory", "first", 2000, 2.67, 4.66, 13.6, 20.5, 22))
-	return reports.Bench{BenchHeader: reports.BenchHeader{Kind: reports.BenchKind, SchemaVersion: reports.BenchSchemaVersion,
+	return results.Bench{BenchHeader: results.BenchHeader{Kind: results.BenchKind, SchemaVersion: results.BenchSchemaVersion,
 		Tool: "idemchaos", Command: "bench", Model: "open", Rate: 200, Inflight: 512, DurationMS: 10000, DupRatio: 0.1,
 		CountLimit: 1000000, TimeoutMS: 2000, Accounts: 1000, Seed: 1, Profile: "ietf",
 		Started: time.Date(2025, 11, 29, 19, 0, 0, 0, time.UTC), TookMS: 62345, LatencyFrom: "intended send time",
-		Machine: reports.Machine{OS: "linux", Arch: "amd64", CPUs: 2, GOMAXPROCS: 2, GoVersion: "go1.26.0"}},
-		Results: []reports.BenchResult{none, mem, pg, guard}}
+		Machine: results.Machine{OS: "linux", Arch: "amd64", CPUs: 2, GOMAXPROCS: 2, GoVersion: "go1.26.0"}},
+		Results: []results.BenchResult{none, mem, pg, guard}}
 }
 
 // renderBench runs one bench renderer into a byte slice.
-func renderBench(t *testing.T, f func(io.Writer, reports.Bench) error, doc reports.Bench) []byte {
+func renderBench(t *testing.T, f func(io.Writer, results.Bench) error, doc results.Bench) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := f(&b, doc); err != nil {
@@ -67,7 +68,7 @@ func renderBench(t *testing.T, f func(io.Writer, reports.Bench) error, doc repor
 }
 
 // benchRenderers take a bench document, by golden file name.
-var benchRenderers = map[string]func(io.Writer, reports.Bench) error{
+var benchRenderers = map[string]func(io.Writer, results.Bench) error{
 	"bench.md.golden":    reports.WriteBenchMarkdown,
 	"bench.html.golden":  reports.WriteBenchHTML,
 	"bench.table.golden": reports.WriteBenchTable,

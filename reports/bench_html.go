@@ -3,6 +3,7 @@ package reports
 import (
 	_ "embed"
 	"fmt"
+	"github.com/idemchaos/idemchaos/results"
 	"html/template"
 	"io"
 	"strings"
@@ -57,14 +58,14 @@ type benchKind struct {
 // machine, a summary row per strategy, then side by side per strategy its
 // percentile curves on a latency scale shared by all, the split of its
 // answers into first, replay and 409, and its figures.
-func WriteBenchHTML(w io.Writer, doc Bench) error {
+func WriteBenchHTML(w io.Writer, doc results.Bench) error {
 	if err := benchTemplate.Execute(w, benchPageOf(doc)); err != nil {
 		return fmt.Errorf("html: %w", err)
 	}
 	return nil
 }
 
-func benchPageOf(doc Bench) benchPage {
+func benchPageOf(doc results.Bench) benchPage {
 	h := doc.BenchHeader
 	p := benchPage{Title: benchTitle(doc), Settings: strings.Join(benchSettings(h), " · "),
 		Note: upperFirst(latencyNote(h)), Legend: anomalyLegend(), Columns: columns(), Frame: frame()}
@@ -85,13 +86,13 @@ func benchPageOf(doc Bench) benchPage {
 	return p
 }
 
-func benchRowOf(r BenchResult) benchRow {
+func benchRowOf(r results.BenchResult) benchRow {
 	return benchRow{Strategy: r.Strategy, Offered: fmt.Sprintf("%.1f", r.OfferedRPS), Achieved: fmt.Sprintf("%.1f", r.AchievedRPS),
-		Sent: r.Sent, Duplicates: r.Duplicates, Missed: r.Missed, Percentiles: percentiles(r.LatencyOf(KindAll)),
+		Sent: r.Sent, Duplicates: r.Duplicates, Missed: r.Missed, Percentiles: percentiles(r.LatencyOf(results.KindAll)),
 		Errors: errorText(r), Anomalies: anomalyText(r)}
 }
 
-func benchCardOf(r BenchResult, s logScale, chart bool) benchCard {
+func benchCardOf(r results.BenchResult, s logScale, chart bool) benchCard {
 	c := benchCard{Strategy: r.Strategy, Stats: throughputText(r), Flawed: anomalyTotal(r) > 0, Erred: errorText(r) != "-",
 		Errors:    namedCounts(r.Errors, load.ErrorClasses(), identity),
 		Anomalies: namedCounts(r.Anomalies, check.Names(), identity),

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"github.com/idemchaos/idemchaos/results"
 	"io"
 	"strings"
 
@@ -13,7 +14,7 @@ import (
 // the settings and machine, one summary row per strategy, then per strategy
 // its throughput, latency per kind of answer, errors and anomalies. Text
 // from the data is escaped.
-func WriteBenchMarkdown(w io.Writer, doc Bench) error {
+func WriteBenchMarkdown(w io.Writer, doc results.Bench) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n", mdEscape(benchTitle(doc)))
 	mdBenchRun(&b, doc.BenchHeader)
@@ -27,7 +28,7 @@ func WriteBenchMarkdown(w io.Writer, doc Bench) error {
 
 // mdBenchRun writes the settings line, the machine line and what a latency
 // counts.
-func mdBenchRun(b *strings.Builder, h BenchHeader) {
+func mdBenchRun(b *strings.Builder, h results.BenchHeader) {
 	settings := benchSettings(h)
 	for i, s := range settings {
 		settings[i] = mdEscape(s)
@@ -44,11 +45,11 @@ func mdBenchRun(b *strings.Builder, h BenchHeader) {
 }
 
 // mdBenchSummary writes one row per strategy, to compare at a glance.
-func mdBenchSummary(b *strings.Builder, rs []BenchResult) {
+func mdBenchSummary(b *strings.Builder, rs []results.BenchResult) {
 	b.WriteString("| strategy | offered/s | achieved/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | errors | anomalies |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
 	for _, r := range rs {
-		a := r.LatencyOf(KindAll)
+		a := r.LatencyOf(results.KindAll)
 		fmt.Fprintf(b, "| %s | %.1f | %.1f | %s | %s | %s | %s | %s | %s | %s |\n", mdEscape(r.Strategy), r.OfferedRPS,
 			r.AchievedRPS, benchMS(a.P50), benchMS(a.P90), benchMS(a.P99), benchMS(a.P999), benchMS(a.Max),
 			mdEscape(errorText(r)), mdEscape(anomalyText(r)))
@@ -57,7 +58,7 @@ func mdBenchSummary(b *strings.Builder, rs []BenchResult) {
 }
 
 // mdBenchResult writes one strategy's section.
-func mdBenchResult(b *strings.Builder, r BenchResult) {
+func mdBenchResult(b *strings.Builder, r results.BenchResult) {
 	fmt.Fprintf(b, "\n## %s\n\n%s\n\n", mdEscape(r.Strategy), mdEscape(throughputText(r)))
 	b.WriteString("| answers | from | count | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|\n")
@@ -77,7 +78,7 @@ func mdBenchResult(b *strings.Builder, r BenchResult) {
 
 // percentiles are p50, p90, p99, p99.9 and max as text; dashes if no answer
 // of the kind came back.
-func percentiles(l Latency) []string {
+func percentiles(l results.Latency) []string {
 	if l.Count == 0 {
 		return []string{"–", "–", "–", "–", "–"}
 	}
@@ -85,7 +86,7 @@ func percentiles(l Latency) []string {
 }
 
 // mdOutcomes lists the errors, anomalies and statuses of one strategy.
-func mdOutcomes(r BenchResult) []string {
+func mdOutcomes(r results.BenchResult) []string {
 	lines := []string{"errors: " + namedCounts(r.Errors, load.ErrorClasses(), mdCode),
 		"anomalies under load: " + namedCounts(r.Anomalies, check.Names(), mdCode)}
 	if r.Overcharged > 0 {
@@ -112,7 +113,7 @@ func namedCounts(m map[string]int, order []string, code func(string) string) str
 }
 
 // throughputText says what was sent and answered, and how fast.
-func throughputText(r BenchResult) string {
+func throughputText(r results.BenchResult) string {
 	s := fmt.Sprintf("%d scheduled, %d sent (%d duplicates), %d missed, %d answered in %s; offered %.1f/s, achieved %.1f/s",
 		r.Scheduled, r.Sent, r.Duplicates, r.Missed, r.Answered, durationText(r.ElapsedMS), r.OfferedRPS, r.AchievedRPS)
 	if r.MaxQueuedMS > 0 {

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"github.com/idemchaos/idemchaos/results"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -11,7 +12,7 @@ import (
 
 // WriteBenchTable prints one row per strategy, then the latencies per kind
 // of answer, then a legend.
-func WriteBenchTable(w io.Writer, doc Bench) error {
+func WriteBenchTable(w io.Writer, doc results.Bench) error {
 	if err := benchRows(w, doc.Results); err != nil {
 		return err
 	}
@@ -25,11 +26,11 @@ func WriteBenchTable(w io.Writer, doc Bench) error {
 	return err
 }
 
-func benchRows(w io.Writer, rs []BenchResult) error {
+func benchRows(w io.Writer, rs []results.BenchResult) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "strategy\toffered/s\tachieved/s\tsent\tdup\tmissed\tp50 ms\tp90 ms\tp99 ms\tp99.9 ms\tmax ms\terrors\tanomalies")
 	for _, r := range rs {
-		a := r.LatencyOf(KindAll)
+		a := r.LatencyOf(results.KindAll)
 		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", oneLine(r.Strategy), r.OfferedRPS,
 			r.AchievedRPS, r.Sent, r.Duplicates, r.Missed, benchMS(a.P50), benchMS(a.P90), benchMS(a.P99),
 			benchMS(a.P999), benchMS(a.Max), oneLine(errorText(r)), oneLine(anomalyText(r)))
@@ -37,7 +38,7 @@ func benchRows(w io.Writer, rs []BenchResult) error {
 	return tw.Flush()
 }
 
-func benchKindRows(w io.Writer, rs []BenchResult) error {
+func benchKindRows(w io.Writer, rs []results.BenchResult) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "strategy\tanswer\tfrom\tcount\tp50 ms\tp90 ms\tp99 ms\tp99.9 ms\tmax ms")
 	for _, r := range rs {

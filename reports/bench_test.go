@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/results"
 )
 
 func TestBenchGoldenFiles(t *testing.T) {
@@ -22,10 +23,10 @@ func TestBenchGoldenFiles(t *testing.T) {
 // document as saved to and read back from JSON: byte-identical every time.
 func TestBenchRenderersAreDeterministic(t *testing.T) {
 	var saved bytes.Buffer
-	if err := reports.WriteBenchJSON(&saved, benchFixture()); err != nil {
+	if err := results.WriteBenchJSON(&saved, benchFixture()); err != nil {
 		t.Fatal(err)
 	}
-	loaded, err := reports.ReadBench(&saved)
+	loaded, err := results.ReadBench(&saved)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +41,7 @@ func TestBenchRenderersAreDeterministic(t *testing.T) {
 // TestBenchJSONShape: the kind marker, the version, and the field names
 // that `bench --json` has always written.
 func TestBenchJSONShape(t *testing.T) {
-	b := renderBench(t, reports.WriteBenchJSON, benchFixture())
+	b := renderBench(t, results.WriteBenchJSON, benchFixture())
 	var raw map[string]any
 	if err := json.Unmarshal(b, &raw); err != nil {
 		t.Fatal(err)
@@ -61,28 +62,28 @@ func TestBenchJSONShape(t *testing.T) {
 			t.Errorf("results[0] lacks %q", k)
 		}
 	}
-	if !reports.IsBench(b) {
+	if !results.IsBench(b) {
 		t.Error("IsBench does not recognise a bench document")
 	}
 }
 
 func TestReadBenchTellsDocumentsApart(t *testing.T) {
 	legacy := `{"schema_version": 1, "command": "bench", "model": "closed", "concurrency": 2, "results": []}`
-	doc, err := reports.ReadBench(strings.NewReader(legacy))
-	if err != nil || !reports.IsBench([]byte(legacy)) || doc.Kind != reports.BenchKind || doc.Concurrency != 2 {
+	doc, err := results.ReadBench(strings.NewReader(legacy))
+	if err != nil || !results.IsBench([]byte(legacy)) || doc.Kind != results.BenchKind || doc.Concurrency != 2 {
 		t.Fatalf("a bench document written before the kind marker: %v, %+v", err, doc.BenchHeader)
 	}
 	var matrix bytes.Buffer
-	if err := reports.WriteJSON(&matrix, fixture()); err != nil {
+	if err := results.WriteJSON(&matrix, fixture()); err != nil {
 		t.Fatal(err)
 	}
-	if reports.IsBench(matrix.Bytes()) || reports.IsBench([]byte("not json")) {
+	if results.IsBench(matrix.Bytes()) || results.IsBench([]byte("not json")) {
 		t.Error("a matrix document or garbage taken for a bench document")
 	}
-	if _, err := reports.ReadBench(bytes.NewReader(matrix.Bytes())); err == nil {
+	if _, err := results.ReadBench(bytes.NewReader(matrix.Bytes())); err == nil {
 		t.Error("ReadBench accepted a matrix document")
 	}
-	if _, err := reports.ReadBench(strings.NewReader(`{"kind": "bench", "schema_version": 99}`)); err == nil {
+	if _, err := results.ReadBench(strings.NewReader(`{"kind": "bench", "schema_version": 99}`)); err == nil {
 		t.Error("a future schema version was accepted")
 	}
 }
@@ -174,8 +175,8 @@ func TestBenchHTMLEscapesData(t *testing.T) {
 func TestBenchChartSharedScale(t *testing.T) {
 	doc := benchFixture()
 	doc.Results = doc.Results[:2]
-	doc.Results[0].Latency = []reports.Latency{lat("none", "all", 10, 2, 2, 2, 2, 2)}
-	doc.Results[1].Latency = []reports.Latency{lat("memory", "all", 10, 2, 2, 20, 20, 200)}
+	doc.Results[0].Latency = []results.Latency{lat("none", "all", 10, 2, 2, 2, 2, 2)}
+	doc.Results[1].Latency = []results.Latency{lat("memory", "all", 10, 2, 2, 20, 20, 200)}
 	out := string(renderBench(t, reports.WriteBenchHTML, doc))
 	ys := regexp.MustCompile(`<circle cx="[0-9.]+" cy="([0-9.]+)"`).FindAllStringSubmatch(out, -1)
 	if len(ys) != 10 {
@@ -191,7 +192,7 @@ func TestBenchChartSharedScale(t *testing.T) {
 
 func TestBenchHTMLWithoutAnswers(t *testing.T) {
 	doc := benchFixture()
-	doc.Results = []reports.BenchResult{{Strategy: "none"}}
+	doc.Results = []results.BenchResult{{Strategy: "none"}}
 	out := string(renderBench(t, reports.WriteBenchHTML, doc))
 	if strings.Contains(out, "<svg") || !strings.Contains(out, "<h3>none</h3>") || !strings.HasSuffix(strings.TrimSpace(out), "</html>") {
 		t.Errorf("a bench without answers:\n%s", out)
@@ -199,9 +200,9 @@ func TestBenchHTMLWithoutAnswers(t *testing.T) {
 }
 
 func TestBenchProgress(t *testing.T) {
-	r := reports.BenchResult{Strategy: "pg-tx", Sent: 10, Duplicates: 1, AchievedRPS: 9.5,
+	r := results.BenchResult{Strategy: "pg-tx", Sent: 10, Duplicates: 1, AchievedRPS: 9.5,
 		Errors: map[string]int{"timeout": 2}, Anomalies: map[string]int{"double_charge": 3, "zz": 1, "lost_ack": 0, "balance": 2},
-		Latency: []reports.Latency{{Kind: reports.KindAll, Count: 10, P50: 2.5, P99: 120}}}
+		Latency: []results.Latency{{Kind: results.KindAll, Count: 10, P50: 2.5, P99: 120}}}
 	got := reports.BenchProgress(r)
 	want := "bench pg-tx: 10 sent (1 duplicates, 0 missed), 9.5/s, p50 2.50ms p99 120ms, errors timeout=2, anomalies dc=3 bal=2 zz=1"
 	if got != want {

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"github.com/idemchaos/idemchaos/results"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,24 +13,24 @@ import (
 )
 
 // benchKinds are the kinds of answer a bench report shows, in order.
-var benchKinds = []string{KindAll, KindFirst, KindReplay, KindConflict}
+var benchKinds = []string{results.KindAll, results.KindFirst, results.KindReplay, results.KindConflict}
 
 // kindLabel names a kind of answer in a report: a conflict is its status.
 func kindLabel(k string) string {
-	if k == KindConflict {
+	if k == results.KindConflict {
 		return "409"
 	}
 	return k
 }
 
 // fromLabel says what answered a kind of answer for one strategy.
-func fromLabel(kind string, r BenchResult) string {
+func fromLabel(kind string, r results.BenchResult) string {
 	switch kind {
-	case KindAll:
+	case results.KindAll:
 		return "-"
-	case KindFirst:
+	case results.KindFirst:
 		return "charge"
-	case KindReplay:
+	case results.KindReplay:
 		return r.ReplayFrom
 	}
 	return "claim"
@@ -80,14 +81,16 @@ func countOrder(m map[string]int, order []string) []string {
 	return append(out, extra...)
 }
 
-func errorText(r BenchResult) string { return benchCounts(r.Errors, load.ErrorClasses(), identity) }
+func errorText(r results.BenchResult) string {
+	return benchCounts(r.Errors, load.ErrorClasses(), identity)
+}
 
-func anomalyText(r BenchResult) string {
+func anomalyText(r results.BenchResult) string {
 	return benchCounts(r.Anomalies, check.Names(), func(n string) string { return check.Anomaly(n).Short() })
 }
 
 // anomalyTotal sums a result's anomaly counts.
-func anomalyTotal(r BenchResult) int {
+func anomalyTotal(r results.BenchResult) int {
 	n := 0
 	for _, v := range r.Anomalies {
 		n += v
@@ -96,7 +99,7 @@ func anomalyTotal(r BenchResult) int {
 }
 
 // benchSettings states what was run, one item each.
-func benchSettings(h BenchHeader) []string {
+func benchSettings(h results.BenchHeader) []string {
 	parts := []string{loadModel(h)}
 	if h.Inflight > 0 {
 		parts = append(parts, fmt.Sprintf("at most %d in flight", h.Inflight))
@@ -114,7 +117,7 @@ func benchSettings(h BenchHeader) []string {
 	return parts
 }
 
-func loadModel(h BenchHeader) string {
+func loadModel(h results.BenchHeader) string {
 	if h.Model == load.Closed {
 		return fmt.Sprintf("closed model, %d senders back to back", h.Concurrency)
 	}
@@ -131,7 +134,7 @@ func connText(keepAlive bool) string {
 func durationText(ms int64) string { return (time.Duration(ms) * time.Millisecond).String() }
 
 // benchWhen states when the bench started and how long it took.
-func benchWhen(h BenchHeader) []string {
+func benchWhen(h results.BenchHeader) []string {
 	var parts []string
 	if !h.Started.IsZero() {
 		parts = append(parts, "started "+h.Started.UTC().Format("2006-01-02 15:04:05 UTC"))
@@ -143,15 +146,15 @@ func benchWhen(h BenchHeader) []string {
 }
 
 // machineText describes the machine, or "" if the document does not say.
-func machineText(m Machine) string {
-	if m == (Machine{}) {
+func machineText(m results.Machine) string {
+	if m == (results.Machine{}) {
 		return ""
 	}
 	return fmt.Sprintf("%s/%s · %s · GOMAXPROCS %d · %s", m.OS, m.Arch, plural(m.CPUs, "CPU"), m.GOMAXPROCS, m.GoVersion)
 }
 
 // latencyNote says what a latency counts.
-func latencyNote(h BenchHeader) string {
+func latencyNote(h results.BenchHeader) string {
 	from := h.LatencyFrom
 	if from == "" {
 		from = "send time"
@@ -160,7 +163,7 @@ func latencyNote(h BenchHeader) string {
 }
 
 // benchTitle sums up the bench in a few words.
-func benchTitle(doc Bench) string {
+func benchTitle(doc results.Bench) string {
 	flawed := 0
 	for _, r := range doc.Results {
 		if anomalyTotal(r) > 0 {
@@ -179,8 +182,8 @@ func benchTitle(doc Bench) string {
 
 // BenchProgress is one strategy's figures in one line, as a bench reports
 // each strategy the moment it is done.
-func BenchProgress(r BenchResult) string {
-	all := r.LatencyOf(KindAll)
+func BenchProgress(r results.BenchResult) string {
+	all := r.LatencyOf(results.KindAll)
 	return fmt.Sprintf("bench %s: %d sent (%d duplicates, %d missed), %.1f/s, p50 %sms p99 %sms, errors %s, anomalies %s",
 		r.Strategy, r.Sent, r.Duplicates, r.Missed, r.AchievedRPS, benchMS(all.P50), benchMS(all.P99), errorText(r), anomalyText(r))
 }

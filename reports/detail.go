@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"github.com/idemchaos/idemchaos/results"
 	"io"
 	"strings"
 
@@ -15,7 +16,7 @@ const maxFindings = 10
 // WriteDetail renders one run as v lays it out: verdict, anomaly counts,
 // evidence, repro.
 func WriteDetail(w io.Writer, r scenarios.Result, v View) error {
-	tone := markOf(Cell{Results: []scenarios.Result{r}}).tone()
+	tone := markOf(results.Cell{Results: []scenarios.Result{r}}).tone()
 	fmt.Fprintf(w, "%s under %s, seed %d, profile %s: %s\n", r.Strategy, r.Scenario, r.Seed, r.Profile,
 		v.paint(tone, strings.ToUpper(string(r.Verdict))))
 	fmt.Fprintf(w, "  %d requests, %d planned faults, %d ms\n", r.Requests, r.Faults, r.DurationMS)

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"github.com/idemchaos/idemchaos/results"
 	"strings"
 
 	"github.com/idemchaos/idemchaos/scenarios"
@@ -26,7 +27,7 @@ const (
 
 // classify reads a cell against its declaration. An unexpected decisive seed
 // outweighs an inconclusive one, as the matrix exit code does.
-func classify(c Cell) status {
+func classify(c results.Cell) status {
 	unexpected, inconclusive := false, false
 	for _, r := range c.Results {
 		class := r.Class()
@@ -44,14 +45,10 @@ func classify(c Cell) status {
 	return stPass
 }
 
-// service reports whether the cell is of a user's own service: it must
-// pass, and there is no catalog to speak of.
-func (c Cell) service() bool { return len(c.Results) > 0 && c.Results[0].Service }
-
 // services reports whether every cell is of a user's service.
-func services(cells []Cell) bool {
+func services(cells []results.Cell) bool {
 	for _, c := range cells {
-		if !c.service() {
+		if !c.Service() {
 			return false
 		}
 	}
@@ -59,12 +56,12 @@ func services(cells []Cell) bool {
 }
 
 // notCaught reports whether a cell declared to fail passed on every seed.
-func notCaught(c Cell) bool {
+func notCaught(c results.Cell) bool {
 	return classify(c) == stUnexpected && c.Verdict() == scenarios.Pass
 }
 
 // outcome sums up a document: a mark and a phrase, worst first.
-func outcome(cells []Cell) (mark, text string) {
+func outcome(cells []results.Cell) (mark, text string) {
 	unexpected, inconclusive, caught := 0, 0, 0
 	for _, c := range cells {
 		switch classify(c) {
@@ -98,7 +95,7 @@ func plural(n int, word string) string {
 
 // shown lists the seeds of a cell worth detailing: those that did not pass or
 // are not as declared, at most maxSeedsShown, and how many more there are.
-func shown(c Cell) (rs []scenarios.Result, more int) {
+func shown(c results.Cell) (rs []scenarios.Result, more int) {
 	for _, r := range c.Results {
 		if r.Verdict == scenarios.Pass && r.AsExpected {
 			continue
@@ -134,7 +131,7 @@ func identity(s string) string { return s }
 
 // runParts describes a run from the document's own fields, data passed
 // through code.
-func runParts(doc Document, code func(string) string) []string {
+func runParts(doc results.Document, code func(string) string) []string {
 	var parts []string
 	if doc.Command != "" {
 		parts = append(parts, "command "+code(doc.Command))
@@ -210,7 +207,7 @@ func oneLine(s string) string {
 
 // cellText is a matrix cell: verdict, seeds that did not pass, anomaly
 // counts, and a mark when the cell is not as declared.
-func cellText(c Cell) string {
+func cellText(c results.Cell) string {
 	icon := map[scenarios.Verdict]string{scenarios.Pass: "✅", scenarios.Fail: "❌", scenarios.Inconclusive: "⚠️"}
 	v := c.Verdict()
 	s := icon[v] + " " + string(v)
@@ -234,11 +231,11 @@ func cellText(c Cell) string {
 
 // cellMark flags a cell not as declared; an inconclusive verdict carries
 // its own mark, but inconclusive seeds in a failing cell are pointed out.
-func cellMark(c Cell) string {
+func cellMark(c results.Cell) string {
 	switch classify(c) {
 	case stUnexpected:
 		switch {
-		case c.service():
+		case c.Service():
 			return ""
 		case notCaught(c):
 			return " · ❗ not caught"

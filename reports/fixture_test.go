@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/check"
 	"github.com/idemchaos/idemchaos/sim/history"
@@ -121,7 +122,7 @@ func desyncTimeline() scenarios.Timeline {
 
 // fixture is a small matrix covering every kind of cell: caught as
 // declared, not caught, pass, inconclusive and failing not as declared.
-func fixture() reports.Document {
+func fixture() results.Document {
 	var rs []scenarios.Result
 	dr, rf := "dropped-response", "redis-fault-after-commit"
 	for seed := uint64(1); seed <= 2; seed++ {
@@ -167,13 +168,13 @@ func fixture() reports.Document {
 	r.Findings = []check.Finding{{Anomaly: "status_contract", Key: "k-3", Attempts: []string{"a5"},
 		Detail: "a concurrent duplicate got 500 <Internal> & \"no 409\""}}
 	rs = append(rs, r, res("pg-tx", rf, 2, scenarios.Pass, true))
-	return reports.Document{SchemaVersion: reports.SchemaVersion, Tool: "idemchaos", Command: "matrix", Profile: "ietf",
+	return results.Document{SchemaVersion: results.SchemaVersion, Tool: "idemchaos", Command: "matrix", Profile: "ietf",
 		Seeds: []uint64{1, 2}, Started: time.Date(2025, 11, 29, 19, 0, 0, 0, time.UTC), DurationMS: 4321,
-		Summary: reports.Summarize(rs), Results: rs}
+		Summary: results.Summarize(rs), Results: rs}
 }
 
 // render runs one renderer into a byte slice.
-func render(t *testing.T, f func(io.Writer, reports.Document) error, doc reports.Document) []byte {
+func render(t *testing.T, f func(io.Writer, results.Document) error, doc results.Document) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := f(&b, doc); err != nil {
@@ -183,14 +184,14 @@ func render(t *testing.T, f func(io.Writer, reports.Document) error, doc reports
 }
 
 // renderers are the renderers that take a whole document, by golden file name.
-var renderers = map[string]func(io.Writer, reports.Document) error{
+var renderers = map[string]func(io.Writer, results.Document) error{
 	"matrix.junit.xml.golden": reports.WriteJUnit,
 	"matrix.md.golden":        reports.WriteMarkdown,
 	"matrix.html.golden":      reports.WriteHTML,
-	"matrix.table.golden": func(w io.Writer, d reports.Document) error {
+	"matrix.table.golden": func(w io.Writer, d results.Document) error {
 		return reports.WriteTable(w, d.Results, reports.View{})
 	},
-	"matrix.table-80.golden": func(w io.Writer, d reports.Document) error {
+	"matrix.table-80.golden": func(w io.Writer, d results.Document) error {
 		return reports.WriteTable(w, d.Results, reports.View{Width: 80})
 	},
 }
@@ -205,10 +206,10 @@ func TestGoldenFiles(t *testing.T) {
 // document as saved to and read back from JSON: byte-identical every time.
 func TestRenderersAreDeterministic(t *testing.T) {
 	var saved bytes.Buffer
-	if err := reports.WriteJSON(&saved, fixture()); err != nil {
+	if err := results.WriteJSON(&saved, fixture()); err != nil {
 		t.Fatal(err)
 	}
-	loaded, err := reports.ReadJSON(&saved)
+	loaded, err := results.ReadJSON(&saved)
 	if err != nil {
 		t.Fatal(err)
 	}

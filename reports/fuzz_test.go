@@ -9,23 +9,24 @@ import (
 	"time"
 
 	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/results"
 )
 
 // fuzzDocRenderers are what `idemchaos report` renders a results document with.
-var fuzzDocRenderers = map[string]func(io.Writer, reports.Document) error{
-	"table": func(w io.Writer, d reports.Document) error {
+var fuzzDocRenderers = map[string]func(io.Writer, results.Document) error{
+	"table": func(w io.Writer, d results.Document) error {
 		return reports.WriteTable(w, d.Results, reports.View{Width: 80})
 	},
-	"json":     reports.WriteJSON,
+	"json":     results.WriteJSON,
 	"junit":    reports.WriteJUnit,
 	"markdown": reports.WriteMarkdown,
 	"html":     reports.WriteHTML,
 }
 
 // fuzzBenchRenderers are what it renders a bench document with.
-var fuzzBenchRenderers = map[string]func(io.Writer, reports.Bench) error{
+var fuzzBenchRenderers = map[string]func(io.Writer, results.Bench) error{
 	"table":    reports.WriteBenchTable,
-	"json":     reports.WriteBenchJSON,
+	"json":     results.WriteBenchJSON,
 	"markdown": reports.WriteBenchMarkdown,
 	"html":     reports.WriteBenchHTML,
 }
@@ -36,8 +37,8 @@ var fuzzBenchRenderers = map[string]func(io.Writer, reports.Bench) error{
 // reads back and writes out byte for byte the same.
 func FuzzReadDocument(f *testing.F) {
 	for _, doc := range []func(io.Writer) error{
-		func(w io.Writer) error { return reports.WriteJSON(w, fixture()) },
-		func(w io.Writer) error { return reports.WriteBenchJSON(w, benchFixture()) },
+		func(w io.Writer) error { return results.WriteJSON(w, fixture()) },
+		func(w io.Writer) error { return results.WriteBenchJSON(w, benchFixture()) },
 	} {
 		var b bytes.Buffer
 		if err := doc(&b); err != nil {
@@ -47,11 +48,11 @@ func FuzzReadDocument(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer fuzzWatchdog(fuzzLimit)()
-		if reports.IsBench(data) {
+		if results.IsBench(data) {
 			fuzzBench(t, data)
 			return
 		}
-		doc, err := reports.ReadJSON(bytes.NewReader(data))
+		doc, err := results.ReadJSON(bytes.NewReader(data))
 		if err != nil {
 			fuzzOneLine(t, err)
 			return
@@ -65,19 +66,19 @@ func FuzzReadDocument(f *testing.F) {
 			}
 		}
 		var once, twice bytes.Buffer
-		_ = reports.WriteJSON(&once, doc)
-		back, err := reports.ReadJSON(bytes.NewReader(once.Bytes()))
+		_ = results.WriteJSON(&once, doc)
+		back, err := results.ReadJSON(bytes.NewReader(once.Bytes()))
 		if err != nil {
 			t.Fatalf("canonical JSON does not read back: %v\n%s", err, once.Bytes())
 		}
-		if err := reports.WriteJSON(&twice, back); err != nil || !bytes.Equal(once.Bytes(), twice.Bytes()) {
+		if err := results.WriteJSON(&twice, back); err != nil || !bytes.Equal(once.Bytes(), twice.Bytes()) {
 			t.Fatalf("canonical JSON differs when written twice (%v):\n%s\n%s", err, once.Bytes(), twice.Bytes())
 		}
 	})
 }
 
 func fuzzBench(t *testing.T, data []byte) {
-	doc, err := reports.ReadBench(bytes.NewReader(data))
+	doc, err := results.ReadBench(bytes.NewReader(data))
 	if err != nil {
 		fuzzOneLine(t, err)
 		return
@@ -91,12 +92,12 @@ func fuzzBench(t *testing.T, data []byte) {
 		}
 	}
 	var once, twice bytes.Buffer
-	_ = reports.WriteBenchJSON(&once, doc)
-	back, err := reports.ReadBench(bytes.NewReader(once.Bytes()))
+	_ = results.WriteBenchJSON(&once, doc)
+	back, err := results.ReadBench(bytes.NewReader(once.Bytes()))
 	if err != nil {
 		t.Fatalf("bench JSON does not read back: %v\n%s", err, once.Bytes())
 	}
-	if err := reports.WriteBenchJSON(&twice, back); err != nil || !bytes.Equal(once.Bytes(), twice.Bytes()) {
+	if err := results.WriteBenchJSON(&twice, back); err != nil || !bytes.Equal(once.Bytes(), twice.Bytes()) {
 		t.Fatalf("bench JSON differs when written twice (%v):\n%s\n%s", err, once.Bytes(), twice.Bytes())
 	}
 }

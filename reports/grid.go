@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"github.com/idemchaos/idemchaos/results"
 	"strings"
 )
 
@@ -14,7 +15,7 @@ type grid struct {
 	at                map[[2]string]mark
 }
 
-func newGrid(cells []Cell) grid {
+func newGrid(cells []results.Cell) grid {
 	g := grid{at: map[[2]string]mark{}}
 	g.strategies, g.scens = axes(cells)
 	for _, c := range cells {

@@ -3,6 +3,7 @@ package reports
 import (
 	_ "embed"
 	"fmt"
+	"github.com/idemchaos/idemchaos/results"
 	"html/template"
 	"io"
 	"strconv"
@@ -27,13 +28,13 @@ type htmlPage struct {
 	Head      headline
 	Stats     []htmlStat
 	Service   bool
-	Skipped   []Skip
+	Skipped   []results.Skip
 	Adapted   []Adapted
 	Scenarios []string
 	Rows      []htmlRow
 	Legend    []hState
 	Codes     []htmlCode
-	Summary   Summary
+	Summary   results.Summary
 	Money     string
 	Groups    []htmlGroup
 	Glossary  []Explanation
@@ -72,15 +73,15 @@ type htmlMatrixCell struct {
 // that did not pass, its findings, the timelines of its first keys across
 // client, network, replicas, Postgres and Redis with every fault drawn
 // where it happened, and what each anomaly means.
-func WriteHTML(w io.Writer, doc Document) error {
+func WriteHTML(w io.Writer, doc results.Document) error {
 	if err := htmlTemplate.Execute(w, pageOf(doc)); err != nil {
 		return fmt.Errorf("html: %w", err)
 	}
 	return nil
 }
 
-func pageOf(doc Document) htmlPage {
-	cells := Cells(doc.Results)
+func pageOf(doc results.Document) htmlPage {
+	cells := results.Cells(doc.Results)
 	service := services(cells)
 	strategies, scens := axes(cells)
 	a := anchors{}
@@ -90,7 +91,7 @@ func pageOf(doc Document) htmlPage {
 	}
 	t := tallyOf(cells)
 	p := htmlPage{Run: runLine(doc), Service: service, Skipped: doc.Skipped, Adapted: adaptations(cells),
-		Scenarios: scens, Legend: legendOf(service), Summary: Summarize(doc.Results),
+		Scenarios: scens, Legend: legendOf(service), Summary: results.Summarize(doc.Results),
 		Latency: latencyRows(doc.Latency, strategies), Head: headlineOf(t, ids, service, len(doc.Skipped))}
 	p.Money = moneyOf(p.Summary.Overcharged)
 	for _, s := range p.Legend {
@@ -100,7 +101,7 @@ func pageOf(doc Document) htmlPage {
 	p.Glossary = glossaryOf(p.Groups)
 	p.Codes = codesOf(cells)
 	p.Exercised = measured(cells)
-	at := map[[2]string]Cell{}
+	at := map[[2]string]results.Cell{}
 	for _, c := range cells {
 		at[[2]string{c.Strategy, c.Scenario}] = c
 	}
@@ -131,7 +132,7 @@ func fragment(id string) template.URL {
 }
 
 // codesOf lists the abbreviations the matrix uses, in the checker's order.
-func codesOf(cells []Cell) []htmlCode {
+func codesOf(cells []results.Cell) []htmlCode {
 	used := map[check.Anomaly]bool{}
 	for _, c := range cells {
 		for a := range c.Anomalies() {
@@ -148,11 +149,11 @@ func codesOf(cells []Cell) []htmlCode {
 }
 
 // runLine states what was run, from the document's own fields.
-func runLine(doc Document) string {
+func runLine(doc results.Document) string {
 	return strings.Join(append([]string{"idemchaos"}, runParts(doc, identity)...), " · ")
 }
 
-func matrixCellOf(c Cell, anchor string) htmlMatrixCell {
+func matrixCellOf(c results.Cell, anchor string) htmlMatrixCell {
 	m := htmlMatrixCell{Present: true, State: stateOf(c), Counts: counts(c.Anomalies(), check.Anomaly.Short, " ")}
 	bad := 0
 	for _, r := range c.Results {

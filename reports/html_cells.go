@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"github.com/idemchaos/idemchaos/results"
 	"strconv"
 
 	"github.com/idemchaos/idemchaos/scenarios"
@@ -61,7 +62,7 @@ type anomalyRef struct{ Name, Title, Anchor string }
 
 // groupsOf sorts the cells that did not pass into the page's parts, those
 // to look at first.
-func groupsOf(cells []Cell, ids map[[2]string]string, a anchors, service bool) []htmlGroup {
+func groupsOf(cells []results.Cell, ids map[[2]string]string, a anchors, service bool) []htmlGroup {
 	var groups []htmlGroup
 	if service {
 		groups = []htmlGroup{
@@ -96,7 +97,7 @@ func groupsOf(cells []Cell, ids map[[2]string]string, a anchors, service bool) [
 	return out
 }
 
-func cellOf(c Cell, st hState, id string, a anchors) htmlCell {
+func cellOf(c results.Cell, st hState, id string, a anchors) htmlCell {
 	h := htmlCell{Anchor: id, Strategy: c.Strategy, Scenario: c.Scenario, State: st, Declaration: declarationOf(c.Results[0])}
 	for _, name := range sortedKeys(c.Anomalies()) {
 		h.Anomalies = append(h.Anomalies, anomalyRef{Name: string(name), Title: Explain(name).Title, Anchor: "anomaly-" + slug(string(name))})

@@ -1,23 +1,25 @@
 package reports
 
+import "github.com/idemchaos/idemchaos/results"
+
 // htmlLatency is one row of the latency table, with bar widths relative to
 // the slowest p99 on the page; Span is the rowspan of the strategy's name,
 // on its first row only.
 type htmlLatency struct {
-	Latency
+	results.Latency
 	Span               int
 	Answers            string
 	P50Width, P99Width float64 // percent
 }
 
 // kindWords names the kinds of answers in the table.
-var kindWords = map[string]string{KindAll: "every answer", KindFirst: "first 2xx", KindReplay: "replayed 2xx", KindConflict: "409 in flight"}
+var kindWords = map[string]string{results.KindAll: "every answer", results.KindFirst: "first 2xx", results.KindReplay: "replayed 2xx", results.KindConflict: "409 in flight"}
 
 // latencyRows lists the latencies grouped by strategy, the strategies in
 // the matrix's order (any other after them, as they came).
-func latencyRows(ls []Latency, order []string) []htmlLatency {
+func latencyRows(ls []results.Latency, order []string) []htmlLatency {
 	slowest := 0.0
-	byStrategy := map[string][]Latency{}
+	byStrategy := map[string][]results.Latency{}
 	var seen []string
 	for _, l := range ls {
 		slowest = max(slowest, l.P99)

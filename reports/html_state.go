@@ -1,5 +1,7 @@
 package reports
 
+import "github.com/idemchaos/idemchaos/results"
+
 import "github.com/idemchaos/idemchaos/scenarios"
 
 // hState is how a matrix cell reads to a person: its CSS class and icon
@@ -28,8 +30,8 @@ var (
 )
 
 // stateOf reads a cell for a person.
-func stateOf(c Cell) hState {
-	if c.service() {
+func stateOf(c results.Cell) hState {
+	if c.Service() {
 		switch {
 		case c.Verdict() == scenarios.Fail:
 			return sBroke

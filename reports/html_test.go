@@ -8,11 +8,12 @@ import (
 	"unicode"
 
 	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/check"
 )
 
-func page(t *testing.T, doc reports.Document) string {
+func page(t *testing.T, doc results.Document) string {
 	t.Helper()
 	return string(render(t, reports.WriteHTML, doc))
 }
@@ -80,7 +81,7 @@ func TestHTMLLegendHasOneIconPerMeaning(t *testing.T) {
 // TestHTMLHasNoEmoji: CI images have no colour-emoji font; marks are
 // inline SVG.
 func TestHTMLHasNoEmoji(t *testing.T) {
-	for name, doc := range map[string]reports.Document{"matrix": fixture(), "service": serviceDoc()} {
+	for name, doc := range map[string]results.Document{"matrix": fixture(), "service": serviceDoc()} {
 		for _, r := range page(t, doc) {
 			if r >= 0x1F000 || r >= 0x2600 && r <= 0x27BF || r >= 0x2B00 && r <= 0x2BFF || r == 0xFE0F || unicode.Is(unicode.So, r) {
 				t.Errorf("%s: emoji or symbol %U (%c) on the page", name, r, r)
@@ -111,7 +112,7 @@ func TestHTMLHeadlineSaysWhatToDoFirst(t *testing.T) {
 		}
 		declared = append(declared, r)
 	}
-	out = page(t, reports.Document{Results: declared})
+	out = page(t, results.Document{Results: declared})
 	head = out[strings.Index(out, "<header"):strings.Index(out, "</header>")]
 	for _, want := range []string{
 		"Every cell as declared", "The harness works: 2 flawed strategies caught in 2 cells, each where the catalog declares it",
@@ -208,7 +209,7 @@ func TestHTMLBoundsTheTimelines(t *testing.T) {
 		}
 		rs = append(rs, r)
 	}
-	out := page(t, reports.Document{Results: rs})
+	out := page(t, results.Document{Results: rs})
 	if n := strings.Count(out, `<figure class="tl"`); n != 2 {
 		t.Errorf("%d timelines drawn; want the first 2 of a cell caught as declared", n)
 	}
@@ -272,7 +273,7 @@ func TestHTMLEscapesData(t *testing.T) {
 }
 
 func TestHTMLEmptyDocument(t *testing.T) {
-	out := page(t, reports.Document{Results: []scenarios.Result{}})
+	out := page(t, results.Document{Results: []scenarios.Result{}})
 	if !strings.Contains(out, "Nothing ran") || !strings.HasSuffix(strings.TrimSpace(out), "</html>") {
 		t.Errorf("empty document:\n%s", out)
 	}

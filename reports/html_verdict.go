@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"github.com/idemchaos/idemchaos/results"
 	"strconv"
 	"strings"
 
@@ -25,12 +26,12 @@ type firstStep struct {
 
 // tally counts cells by state, in matrix order.
 type tally struct {
-	by    map[string][]Cell
-	cells []Cell
+	by    map[string][]results.Cell
+	cells []results.Cell
 }
 
-func tallyOf(cells []Cell) tally {
-	t := tally{by: map[string][]Cell{}, cells: cells}
+func tallyOf(cells []results.Cell) tally {
+	t := tally{by: map[string][]results.Cell{}, cells: cells}
 	for _, c := range cells {
 		k := stateOf(c).Key
 		t.by[k] = append(t.by[k], c)
@@ -54,7 +55,7 @@ func headlineOf(t tally, anchors map[[2]string]string, service bool, skipped int
 		if t.n(hBroke) == 0 {
 			h.State = hMissed
 		}
-		first := append(append([]Cell(nil), t.by[hBroke.Key]...), t.by[hMissed.Key]...)[0]
+		first := append(append([]results.Cell(nil), t.by[hBroke.Key]...), t.by[hMissed.Key]...)[0]
 		h.First = stepTo(first, anchors, "open")
 		return h
 	case t.n(hUnsure) > 0:
@@ -129,7 +130,7 @@ func serviceHeadline(t tally, anchors map[[2]string]string, skipped int) headlin
 }
 
 // stepTo points at a cell: its first finding, or why it proved nothing.
-func stepTo(c Cell, anchors map[[2]string]string, lead string) *firstStep {
+func stepTo(c results.Cell, anchors map[[2]string]string, lead string) *firstStep {
 	s := &firstStep{Lead: lead, Anchor: anchors[[2]string{c.Strategy, c.Scenario}], Name: c.Strategy + " / " + c.Scenario}
 	rs, _ := shown(c)
 	if len(rs) == 0 {
@@ -150,7 +151,7 @@ func stepTo(c Cell, anchors map[[2]string]string, lead string) *firstStep {
 
 // worstStep points at the broken scenario with the gravest anomaly (the
 // checker's order: double charges first) and says how to avoid it.
-func worstStep(cells []Cell, anchors map[[2]string]string) *firstStep {
+func worstStep(cells []results.Cell, anchors map[[2]string]string) *firstStep {
 	for _, a := range check.Anomalies() {
 		for _, c := range cells {
 			for _, r := range c.Results {

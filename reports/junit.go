@@ -3,6 +3,7 @@ package reports
 import (
 	"encoding/xml"
 	"fmt"
+	"github.com/idemchaos/idemchaos/results"
 	"io"
 	"strings"
 
@@ -74,7 +75,7 @@ type junitProperty struct {
 
 // junitCoverage is the cell's exercised k/n as properties; nil when its
 // scenario counts none.
-func junitCoverage(c Cell) *junitProperties {
+func junitCoverage(c results.Cell) *junitProperties {
 	cov := c.Coverage()
 	if cov.Of == 0 {
 		return nil
@@ -106,7 +107,7 @@ type junitProblem struct {
 // catches what it should. A run's single cell (command run or demo) and a
 // user's service are read by their verdict instead, as their exit codes
 // are: a failure is a <failure> of type invariant_broken.
-func WriteJUnit(w io.Writer, doc Document) error {
+func WriteJUnit(w io.Writer, doc results.Document) error {
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
@@ -120,11 +121,11 @@ func WriteJUnit(w io.Writer, doc Document) error {
 }
 
 // junitOf groups the cells into one suite per strategy and sums the counts.
-func junitOf(doc Document) junitSuites {
+func junitOf(doc results.Document) junitSuites {
 	root := junitSuites{Name: "idemchaos"}
 	at := map[string]int{}
 	var total int64
-	for _, c := range Cells(doc.Results) {
+	for _, c := range results.Cells(doc.Results) {
 		i, ok := at[c.Strategy]
 		if !ok {
 			i = len(root.Suites)
@@ -169,7 +170,7 @@ func (s *junitSuite) add(tc junitCase, ms int64) {
 	}
 }
 
-func junitTimestamp(doc Document) string {
+func junitTimestamp(doc results.Document) string {
 	if doc.Started.IsZero() {
 		return ""
 	}
@@ -179,12 +180,12 @@ func junitTimestamp(doc Document) string {
 func seconds(ms int64) string { return fmt.Sprintf("%d.%03d", ms/1000, ms%1000) }
 
 // byVerdict reports whether a cell is read by its verdict alone.
-func byVerdict(doc Document, c Cell) bool {
-	return c.service() || doc.Command == "run" || doc.Command == "demo"
+func byVerdict(doc results.Document, c results.Cell) bool {
+	return c.Service() || doc.Command == "run" || doc.Command == "demo"
 }
 
 // junitCaseOf renders one cell and returns its duration in milliseconds.
-func junitCaseOf(c Cell, verdictOnly bool) (junitCase, int64) {
+func junitCaseOf(c results.Cell, verdictOnly bool) (junitCase, int64) {
 	var ms int64
 	for _, r := range c.Results {
 		ms += r.DurationMS
@@ -198,7 +199,7 @@ func junitCaseOf(c Cell, verdictOnly bool) (junitCase, int64) {
 		case scenarios.Inconclusive:
 			tc.Error = &junitProblem{Message: cellMessage(c), Type: JUnitInconclusive, Text: evidence}
 		default:
-			if as := adaptations([]Cell{c}); len(as) > 0 {
+			if as := adaptations([]results.Cell{c}); len(as) > 0 {
 				tc.SystemOut = &junitText{Text: xmlSafe("adapted: " + strings.Join(as[0].Notes, "\nadapted: ") + "\n")}
 			}
 		}
@@ -220,7 +221,7 @@ func junitCaseOf(c Cell, verdictOnly bool) (junitCase, int64) {
 }
 
 // cellMessage is the one-line summary of a cell for a message attribute.
-func cellMessage(c Cell) string {
+func cellMessage(c results.Cell) string {
 	bad := 0
 	for _, r := range c.Results {
 		if r.Verdict != scenarios.Pass || !r.AsExpected {
@@ -234,7 +235,7 @@ func cellMessage(c Cell) string {
 	if m := c.Overcharged(); m > 0 {
 		s += "; " + Money(m) + " overcharged"
 	}
-	if classify(c) == stUnexpected && !c.service() {
+	if classify(c) == stUnexpected && !c.Service() {
 		s += " (NOT as declared; " + declaration(c.Results[0].Expected) + ")"
 	}
 	return s
@@ -243,7 +244,7 @@ func cellMessage(c Cell) string {
 // cellEvidence is the plain-text evidence of a cell: per seed that did not
 // pass or is not as declared, anomalies, money, first findings, failed
 // assumptions and the repro line.
-func cellEvidence(c Cell) string {
+func cellEvidence(c results.Cell) string {
 	var b strings.Builder
 	rs, more := shown(c)
 	for _, r := range rs {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/check"
 )
@@ -51,7 +52,7 @@ type xProblem struct {
 	Text    string `xml:",chardata"`
 }
 
-func parseJUnit(t *testing.T, doc reports.Document) xTestsuites {
+func parseJUnit(t *testing.T, doc results.Document) xTestsuites {
 	t.Helper()
 	var got xTestsuites
 	if err := xml.Unmarshal(render(t, reports.WriteJUnit, doc), &got); err != nil {
@@ -154,7 +155,7 @@ func TestJUnitEscapesData(t *testing.T) {
 	r := scenarios.Result{Strategy: "s<1>", Scenario: "c&\"2\"", Seed: 1, Verdict: scenarios.Fail,
 		Anomalies: map[check.Anomaly]int{"double_charge": 1}, Repro: "idemchaos " + nasty,
 		Findings: []check.Finding{{Anomaly: "double_charge", Detail: nasty}}, Assumptions: []string{nasty}}
-	got := parseJUnit(t, reports.Document{Results: []scenarios.Result{r}})
+	got := parseJUnit(t, results.Document{Results: []scenarios.Result{r}})
 	tc := got.Suites[0].Cases[0]
 	if got.Suites[0].Name != "s<1>" || tc.Name != "c&\"2\"" || tc.ClassName != "idemchaos.s<1>" || tc.Failure == nil {
 		t.Fatalf("names did not survive escaping: %+v", got.Suites[0])
@@ -165,7 +166,7 @@ func TestJUnitEscapesData(t *testing.T) {
 }
 
 func TestJUnitSkippedScenariosAreSkippedCases(t *testing.T) {
-	doc := reports.Document{Skipped: []reports.Skip{{Strategy: "target", Scenario: "forced-race", Reason: "needs a gate"}}}
+	doc := results.Document{Skipped: []results.Skip{{Strategy: "target", Scenario: "forced-race", Reason: "needs a gate"}}}
 	var b strings.Builder
 	if err := reports.WriteJUnit(&b, doc); err != nil {
 		t.Fatal(err)

@@ -1,50 +1,23 @@
 package reports_test
 
 import (
-	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/sim/history"
 )
 
-func TestLatencyPercentiles(t *testing.T) {
-	var atts []history.Attempt
-	for i := 1; i <= 1000; i++ { // 1ms .. 1000ms, one each
-		a := history.Attempt{Call: 0, Return: time.Duration(i) * time.Millisecond, Status: 201}
-		if i%10 == 0 {
-			a.Status, a.Replayed = 201, true
-		}
-		atts = append(atts, a)
-	}
-	atts = append(atts, history.Attempt{Return: time.Second, Status: 409}, history.Attempt{Return: time.Hour}) // no answer: skipped
-	l := reports.NewLatencies()
-	l.Add("pg-tx", atts)
-	got := map[string]reports.Latency{}
-	for _, s := range l.Summary() {
-		got[s.Kind] = s
-	}
-	all := got[reports.KindAll]
-	if all.Count != 1001 || !near(all.P50, 500) || !near(all.P99, 990) || !near(all.Max, 1000) {
-		t.Fatalf("all: %+v", all)
-	}
-	if got[reports.KindReplay].Count != 100 || got[reports.KindFirst].Count != 900 || got[reports.KindConflict].Count != 1 {
-		t.Fatalf("kinds: %+v", got)
-	}
-}
-
-func near(got, want float64) bool { return math.Abs(got-want) <= want*0.01+0.01 }
-
 // TestHTMLShowsLatencyPerStrategy: the table follows the matrix's order
 // of strategies (not the alphabet), each strategy named once over its rows.
 func TestHTMLShowsLatencyPerStrategy(t *testing.T) {
-	l := reports.NewLatencies()
+	l := results.NewLatencies()
 	l.Add("pg-tx", []history.Attempt{{Return: 3 * time.Millisecond, Status: 201}})
 	l.Add("redis-pg-guard", []history.Attempt{{Return: 6 * time.Millisecond, Status: 409}})
-	doc := reports.Document{Latency: l.Summary(), Results: []scenarios.Result{
+	doc := results.Document{Latency: l.Summary(), Results: []scenarios.Result{
 		res("redis-pg-guard", "dropped-response", 1, scenarios.Pass, true), res("pg-tx", "dropped-response", 1, scenarios.Pass, true)}}
 	var b strings.Builder
 	if err := reports.WriteHTML(&b, doc); err != nil {

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"github.com/idemchaos/idemchaos/results"
 	"strings"
 
 	"github.com/idemchaos/idemchaos/scenarios"
@@ -14,15 +15,15 @@ type mark struct {
 	class   scenarios.Class
 	on, of  int  // seeds in that class, seeds run
 	service bool // a user's service: no catalog, it must pass
-	cell    Cell
+	cell    results.Cell
 }
 
-func markOf(c Cell) mark {
+func markOf(c results.Cell) mark {
 	n := map[scenarios.Class]int{}
 	for _, r := range c.Results {
 		n[r.Class()]++
 	}
-	m := mark{of: len(c.Results), service: c.service(), cell: c}
+	m := mark{of: len(c.Results), service: c.Service(), cell: c}
 	switch {
 	case n[scenarios.Unexpected] > 0:
 		m.class, m.on = scenarios.Unexpected, n[scenarios.Unexpected]+n[scenarios.Missed]

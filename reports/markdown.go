@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"github.com/idemchaos/idemchaos/results"
 	"io"
 	"strings"
 
@@ -13,9 +14,9 @@ import (
 // summary: a title with the overall outcome, the strategy x scenario matrix,
 // the summary and, per cell that did not pass or is not as declared, its
 // first findings and repro lines. Text from the data is escaped.
-func WriteMarkdown(w io.Writer, doc Document) error {
+func WriteMarkdown(w io.Writer, doc results.Document) error {
 	var b strings.Builder
-	cells := Cells(doc.Results)
+	cells := results.Cells(doc.Results)
 	mark, text := outcome(cells)
 	fmt.Fprintf(&b, "# idemchaos: %s %s\n\n", mark, text)
 	mdRun(&b, doc)
@@ -39,16 +40,16 @@ func WriteMarkdown(w io.Writer, doc Document) error {
 }
 
 // mdRun states what was run, from the document's own fields.
-func mdRun(b *strings.Builder, doc Document) {
+func mdRun(b *strings.Builder, doc results.Document) {
 	if parts := runParts(doc, mdCode); len(parts) > 0 {
 		fmt.Fprintf(b, "%s\n\n", strings.Join(parts, " · "))
 	}
 }
 
 // mdMatrix writes the strategy x scenario table and its legend.
-func mdMatrix(b *strings.Builder, cells []Cell) {
+func mdMatrix(b *strings.Builder, cells []results.Cell) {
 	strategies, scens := axes(cells)
-	at := map[[2]string]Cell{}
+	at := map[[2]string]results.Cell{}
 	for _, c := range cells {
 		at[[2]string{c.Strategy, c.Scenario}] = c
 	}
@@ -73,7 +74,7 @@ func mdMatrix(b *strings.Builder, cells []Cell) {
 }
 
 // mdLegend explains the marks and the abbreviations that appear.
-func mdLegend(cells []Cell) string {
+func mdLegend(cells []results.Cell) string {
 	seen := map[check.Anomaly]bool{}
 	var abbrevs []string
 	for _, c := range cells {
@@ -102,8 +103,8 @@ func mdLegend(cells []Cell) string {
 
 // mdSummary writes the run counts and the money at stake.
 func mdSummary(b *strings.Builder, rs []scenarios.Result) {
-	s := Summarize(rs)
-	if services(Cells(rs)) {
+	s := results.Summarize(rs)
+	if services(results.Cells(rs)) {
 		fmt.Fprintf(b, "**%s**: %d pass, **%d fail**, %d inconclusive; %s overcharged in all.\n",
 			plural(s.Cells, "run"), s.Pass, s.Fail, s.Inconclusive, Money(s.Overcharged))
 		return
@@ -113,16 +114,16 @@ func mdSummary(b *strings.Builder, rs []scenarios.Result) {
 }
 
 // mdCell writes the evidence of one cell that did not pass.
-func mdCell(b *strings.Builder, c Cell) {
+func mdCell(b *strings.Builder, c results.Cell) {
 	mark := map[status]string{stCaught: "❌ caught as declared", stInconclusive: "⚠️ inconclusive", stUnexpected: "❗ NOT as declared"}[classify(c)]
-	if c.service() && classify(c) == stUnexpected {
+	if c.Service() && classify(c) == stUnexpected {
 		mark = "❌ failed"
 	}
 	if mark == "" {
 		mark = "✅ pass"
 	}
 	fmt.Fprintf(b, "\n## %s / %s: %s\n\n", mdEscape(c.Strategy), mdEscape(c.Scenario), mark)
-	if c.service() {
+	if c.Service() {
 		fmt.Fprintf(b, "%s\n\n", declarationOf(c.Results[0]))
 	} else {
 		fmt.Fprintf(b, "%s\n\n", mdDeclaration(c.Results[0].Expected))

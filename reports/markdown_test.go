@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/check"
 )
@@ -42,7 +43,7 @@ func TestMarkdownEscapesData(t *testing.T) {
 	r := scenarios.Result{Strategy: "a|b", Scenario: "*x*", Seed: 1, Verdict: scenarios.Fail,
 		Anomalies: map[check.Anomaly]int{"double_charge": 1}, Repro: "run `x` ``y``",
 		Findings: []check.Finding{{Anomaly: "double_charge", Detail: "<img src=x> [l](u) _e_ ~s~\nnext line"}}}
-	out := string(render(t, reports.WriteMarkdown, reports.Document{Results: []scenarios.Result{r}}))
+	out := string(render(t, reports.WriteMarkdown, results.Document{Results: []scenarios.Result{r}}))
 	row := regexp.MustCompile(`(?m)^\| a.*$`).FindString(out)
 	if cells := regexp.MustCompile(`(^|[^\\])\|`).FindAllString(row, -1); len(cells) != 3 {
 		t.Errorf("row %q has %d unescaped pipes; want 3", row, len(cells))

@@ -7,11 +7,12 @@ import (
 	"testing"
 
 	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/check"
 )
 
-func results() []scenarios.Result {
+func sampleResults() []scenarios.Result {
 	return []scenarios.Result{
 		{Strategy: "none", Scenario: "dropped-response", Seed: 1, Verdict: scenarios.Fail, AsExpected: true,
 			Anomalies: map[check.Anomaly]int{"double_charge": 2, "lost_ack": 0}, Overcharged: 1250, Expected: []check.Anomaly{"double_charge"},
@@ -28,7 +29,7 @@ func results() []scenarios.Result {
 
 func TestTableShowsVerdictsExpectationsAndEvidence(t *testing.T) {
 	var b bytes.Buffer
-	if err := reports.WriteTable(&b, results(), reports.View{}); err != nil {
+	if err := reports.WriteTable(&b, sampleResults(), reports.View{}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -48,17 +49,17 @@ func TestTableShowsVerdictsExpectationsAndEvidence(t *testing.T) {
 
 func TestJSONRoundTrip(t *testing.T) {
 	var b bytes.Buffer
-	if err := reports.WriteJSON(&b, reports.Document{Command: "matrix", Results: results()}); err != nil {
+	if err := results.WriteJSON(&b, results.Document{Command: "matrix", Results: sampleResults()}); err != nil {
 		t.Fatal(err)
 	}
-	doc, err := reports.ReadJSON(&b)
+	doc, err := results.ReadJSON(&b)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(doc.Results) != 4 || doc.Summary.Unexpected != 2 || doc.Summary.Overcharged != 1250 || doc.Tool != "idemchaos" {
 		t.Fatalf("round trip: %+v", doc.Summary)
 	}
-	if _, err := reports.ReadJSON(strings.NewReader(`{"schema_version": 99}`)); err == nil {
+	if _, err := results.ReadJSON(strings.NewReader(`{"schema_version": 99}`)); err == nil {
 		t.Fatal("a future schema version was accepted")
 	}
 }
@@ -76,14 +77,14 @@ func TestMoney(t *testing.T) {
 func TestCoverageInEveryFormat(t *testing.T) {
 	doc := fixture()
 	var js bytes.Buffer
-	if err := reports.WriteJSON(&js, doc); err != nil {
+	if err := results.WriteJSON(&js, doc); err != nil {
 		t.Fatal(err)
 	}
-	back, err := reports.ReadJSON(&js)
+	back, err := results.ReadJSON(&js)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []reports.CellCoverage{
+	want := []results.CellCoverage{
 		{Strategy: "none", Scenario: "dropped-response", Exercise: "a retry after a charge that committed unheard", Exercised: 1, Seeds: 2},
 		{Strategy: "redis-setnx", Scenario: "dropped-response", Exercise: "a retry after a charge that committed unheard", Exercised: 2, Seeds: 2},
 		{Strategy: "pg-tx", Scenario: "dropped-response", Exercise: "a retry after a charge that committed unheard", Exercised: 1, Seeds: 2},
@@ -95,7 +96,7 @@ func TestCoverageInEveryFormat(t *testing.T) {
 	if !strings.Contains(junit, `<property name="exercised" value="2/2">`) {
 		t.Errorf("JUnit lacks the coverage:\n%s", junit)
 	}
-	tally := reports.NewTally([]string{"none", "redis-setnx", "pg-tx"}, []string{"dropped-response"})
+	tally := results.NewTally([]string{"none", "redis-setnx", "pg-tx"}, []string{"dropped-response"})
 	for _, r := range doc.Results {
 		tally.Add(r, int(r.Seed))
 	}

@@ -8,21 +8,22 @@ import (
 	"testing"
 
 	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/check"
 )
 
 // serviceDoc is a user's service run under three scenarios: one broken,
 // one passing, one inconclusive, and one skipped.
-func serviceDoc() reports.Document {
+func serviceDoc() results.Document {
 	broken := res("shop", "dropped-response", 1, scenarios.Fail, false)
 	broken.Anomalies, broken.Overcharged = anoms("double_charge", 2), 1500
 	broken.Findings = []check.Finding{{Anomaly: check.DoubleCharge, Key: "k1", Detail: "2 charges for one key"}}
 	pass := res("shop", "payload-mismatch", 1, scenarios.Pass, true)
 	unproven := res("shop", "concurrent-duplicates", 1, scenarios.Inconclusive, false)
 	unproven.Assumptions = []string{"no two same-key requests were ever in flight together on the server"}
-	doc := reports.Document{Command: "matrix", Results: []scenarios.Result{broken, pass, unproven},
-		Skipped: []reports.Skip{{Strategy: "shop", Scenario: "forced-race", Reason: "needs a gate inside the target (failpoints)"}}}
+	doc := results.Document{Command: "matrix", Results: []scenarios.Result{broken, pass, unproven},
+		Skipped: []results.Skip{{Strategy: "shop", Scenario: "forced-race", Reason: "needs a gate inside the target (failpoints)"}}}
 	for i := range doc.Results {
 		doc.Results[i].Service = true
 	}
@@ -34,13 +35,13 @@ func serviceDoc() reports.Document {
 // UNEXPECTED anywhere, a broken invariant a failure, a skip listed.
 func TestServiceReportsSpeakPlainly(t *testing.T) {
 	doc := serviceDoc()
-	for name, write := range map[string]func(*testing.T, reports.Document) string{
-		"table":    func(t *testing.T, d reports.Document) string { return string(render(t, tableOf, d)) },
-		"markdown": func(t *testing.T, d reports.Document) string { return string(render(t, reports.WriteMarkdown, d)) },
-		"html": func(t *testing.T, d reports.Document) string {
+	for name, write := range map[string]func(*testing.T, results.Document) string{
+		"table":    func(t *testing.T, d results.Document) string { return string(render(t, tableOf, d)) },
+		"markdown": func(t *testing.T, d results.Document) string { return string(render(t, reports.WriteMarkdown, d)) },
+		"html": func(t *testing.T, d results.Document) string {
 			return visibleText(string(render(t, reports.WriteHTML, d)))
 		},
-		"junit": func(t *testing.T, d reports.Document) string { return string(render(t, reports.WriteJUnit, d)) },
+		"junit": func(t *testing.T, d results.Document) string { return string(render(t, reports.WriteJUnit, d)) },
 	} {
 		out := write(t, doc)
 		for _, jargon := range []string{"declared", "catalog", "UNEXPECTED", "unexpected", " ok\n", "caught"} {
@@ -85,7 +86,7 @@ func TestJUnitOfARunFollowsItsExitCode(t *testing.T) {
 	caught := res("none", "dropped-response", 1, scenarios.Fail, true, check.DoubleCharge)
 	caught.Anomalies = anoms("double_charge", 3)
 	for cmd, want := range map[string]bool{"run": true, "demo": true, "matrix": false} {
-		got := parseJUnit(t, reports.Document{Command: cmd, Results: []scenarios.Result{caught}})
+		got := parseJUnit(t, results.Document{Command: cmd, Results: []scenarios.Result{caught}})
 		c := got.Suites[0].Cases[0]
 		if (c.Failure != nil) != want || want && c.Failure.Type != reports.JUnitBroken {
 			t.Errorf("%s: failure %+v; want a failure %v", cmd, c.Failure, want)
@@ -95,7 +96,7 @@ func TestJUnitOfARunFollowsItsExitCode(t *testing.T) {
 
 // tableOf renders a document's results as the terminal table, in full
 // and, after it, compact.
-func tableOf(w io.Writer, d reports.Document) error {
+func tableOf(w io.Writer, d results.Document) error {
 	if err := reports.WriteTable(w, d.Results, reports.View{}); err != nil {
 		return err
 	}
@@ -119,21 +120,21 @@ func TestServiceReportsSayHowScenariosWereAdapted(t *testing.T) {
 	const note = "adapted to the service's 300ms charge (median of 5, measured first)"
 	doc.Results[1].Adapted = []string{note} // the passing one
 	doc.Results[0].Adapted = []string{"1 in-target fault left out"}
-	detail := func(t *testing.T, d reports.Document) string {
+	detail := func(t *testing.T, d results.Document) string {
 		var b strings.Builder
 		if err := reports.WriteDetail(&b, d.Results[1], reports.View{}); err != nil {
 			t.Fatal(err)
 		}
 		return b.String()
 	}
-	for name, write := range map[string]func(*testing.T, reports.Document) string{
-		"table":    func(t *testing.T, d reports.Document) string { return string(render(t, tableOf, d)) },
+	for name, write := range map[string]func(*testing.T, results.Document) string{
+		"table":    func(t *testing.T, d results.Document) string { return string(render(t, tableOf, d)) },
 		"detail":   detail,
-		"markdown": func(t *testing.T, d reports.Document) string { return string(render(t, reports.WriteMarkdown, d)) },
-		"html": func(t *testing.T, d reports.Document) string {
+		"markdown": func(t *testing.T, d results.Document) string { return string(render(t, reports.WriteMarkdown, d)) },
+		"html": func(t *testing.T, d results.Document) string {
 			return visibleText(string(render(t, reports.WriteHTML, d)))
 		},
-		"junit": func(t *testing.T, d reports.Document) string { return string(render(t, reports.WriteJUnit, d)) },
+		"junit": func(t *testing.T, d results.Document) string { return string(render(t, reports.WriteJUnit, d)) },
 	} {
 		out := write(t, doc)
 		if !strings.Contains(out, "payload-mismatch") || !strings.Contains(out, note) {

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"github.com/idemchaos/idemchaos/results"
 	"io"
 	"maps"
 	"slices"
@@ -24,7 +25,7 @@ type Soak struct {
 	Stopped string        // why no more rounds started
 	Took    time.Duration // since the soak started
 	Profile string
-	Tally   *Tally
+	Tally   *results.Tally
 	Failed  bool // the soak stopped early on an error: the summary is partial
 }
 
@@ -45,7 +46,7 @@ func WriteSoak(w io.Writer, k Soak) error {
 }
 
 // writeSoakTable prints one row per strategy.
-func writeSoakTable(w io.Writer, t *Tally) error {
+func writeSoakTable(w io.Writer, t *results.Tally) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "strategy\trounds\tcells\tpass\tfail\tinconclusive\tcaught\tunexpected\tmissed\tanomalies (cells showing each)")
 	for _, name := range t.Strategies {
@@ -60,11 +61,11 @@ func writeSoakTable(w io.Writer, t *Tally) error {
 // strategy's cell exercised what the scenario is about: how often the
 // dangerous interleaving really happened. A cell that never did is
 // flagged: its passes prove nothing.
-func writeSoakCoverage(w io.Writer, results []scenarios.Result) {
+func writeSoakCoverage(w io.Writer, rs []scenarios.Result) {
 	byScen := map[string][]string{}
 	var order []string
 	what := map[string]string{}
-	for _, c := range Cells(results) {
+	for _, c := range results.Cells(rs) {
 		cov := c.Coverage()
 		if cov.Of == 0 {
 			continue

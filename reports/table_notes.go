@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"github.com/idemchaos/idemchaos/results"
 	"io"
 	"strings"
 
@@ -21,7 +22,7 @@ func (v View) legendLimit() int {
 }
 
 // multiSeed reports whether some cell ran more than one seed.
-func multiSeed(cells []Cell) bool {
+func multiSeed(cells []results.Cell) bool {
 	for _, c := range cells {
 		if len(c.Results) > 1 {
 			return true
@@ -87,7 +88,7 @@ func writeSummary(w io.Writer, v View, rs []scenarios.Result, service bool) {
 	for _, r := range rs {
 		n[r.Class()]++
 	}
-	s := Summarize(rs)
+	s := results.Summarize(rs)
 	money := check.Amount(s.Overcharged, currencyOf(rs)) + " overcharged in all"
 	counts := fmt.Sprintf("%d runs: %d pass, %d fail, %d inconclusive", s.Cells, s.Pass, s.Fail, s.Inconclusive)
 	if service {
@@ -104,7 +105,7 @@ func writeSummary(w io.Writer, v View, rs []scenarios.Result, service bool) {
 
 // writeAdapted says, under the table, how scenarios were changed to run
 // against the service.
-func writeAdapted(w io.Writer, v View, cells []Cell) {
+func writeAdapted(w io.Writer, v View, cells []results.Cell) {
 	as := adaptations(cells)
 	if len(as) == 0 {
 		return
@@ -120,13 +121,13 @@ func writeAdapted(w io.Writer, v View, cells []Cell) {
 // writeEvidence prints, per cell that did not pass as declared, the first
 // seed that makes it what its mark says, one finding, and the command that
 // re-runs it. The repro line is never wrapped: it is copied whole.
-func writeEvidence(w io.Writer, v View, cells []Cell) {
+func writeEvidence(w io.Writer, v View, cells []results.Cell) {
 	for _, c := range cells {
 		r, ok := markOf(c).first()
 		if !ok {
 			continue
 		}
-		head := fmt.Sprintf("%s / %s (seed %d): %s", c.Strategy, c.Scenario, r.Seed, v.paint(markOf(Cell{Results: []scenarios.Result{r}}).tone(), resultState(r)))
+		head := fmt.Sprintf("%s / %s (seed %d): %s", c.Strategy, c.Scenario, r.Seed, v.paint(markOf(results.Cell{Results: []scenarios.Result{r}}).tone(), resultState(r)))
 		if r.Overcharged > 0 {
 			head += ", " + check.Amount(r.Overcharged, r.Currency) + " overcharged"
 		}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/sim/history"
 )
@@ -75,7 +75,7 @@ func timelinePage(t *testing.T, tl scenarios.Timeline) string {
 	t.Helper()
 	r := res("redis-setnx", "redis-fault-after-commit", 1, scenarios.Fail, true, "double_charge")
 	r.Anomalies, r.Timelines = anoms("double_charge", 1), []scenarios.Timeline{tl}
-	return page(t, reports.Document{Results: []scenarios.Result{r}})
+	return page(t, results.Document{Results: []scenarios.Result{r}})
 }
 
 // TestTimelineDrawsEveryFaultWhereItHappened: the drop on the network,

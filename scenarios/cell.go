@@ -21,10 +21,10 @@ type Cell struct {
 	// Custom is the scenario when it came from a file; Scenario is its name.
 	Custom *spec.Spec `json:"custom,omitempty"`
 	// Target is the user's own service under test; nil: the built-in
-	// Strategy, deployed by the runner.
+	// Strategy, deployed by the engine.
 	Target *External `json:"target,omitempty"`
-	// Timing is the service's charge time, measured before the cell by a
-	// runner when the cell NeedsTiming.
+	// Timing is the service's charge time, measured before the cell by
+	// the engine when the cell NeedsTiming.
 	Timing *Timing `json:"timing,omitempty"`
 	// Adapted says how Prepare changed the scenario to run against the
 	// service (nil: not at all).

@@ -7,7 +7,7 @@
 // report renders). Judge turns a Record into a Result; it is a pure
 // function, so a saved run is judged again offline with the same verdict.
 //
-// The package does no I/O: running a cell is package runner's job, and
+// The package does no I/O: running a cell is package engine's job, and
 // nothing here links a store client or Toxiproxy.
 //
 // Result, Verdict, Class, Cell and SkipError are part of the public API

@@ -11,9 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemchaos/idemchaos/engine"
 	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/scenarios"
-	"github.com/idemchaos/idemchaos/scenarios/runner"
 	"github.com/idemchaos/idemchaos/sim/load"
 	"github.com/idemchaos/idemchaos/targets/api"
 	"github.com/idemchaos/idemchaos/targets/strategy/design"
@@ -54,7 +55,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return envError(err)
 	}
-	b, err := runner.NewBencher(ctx, runner.BenchConfig{Strategies: o.strategies, Load: o.load, Timeout: o.timeout,
+	b, err := engine.NewBencher(ctx, engine.BenchConfig{Strategies: o.strategies, Load: o.load, Timeout: o.timeout,
 		KeepAlive: o.keepAlive, Profile: o.profile}, dsn, s.Services.RedisURL)
 	if err != nil {
 		return envError(err)
@@ -66,7 +67,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return nil
 	}
-	doc, err := b.RunAll(ctx, func(r reports.BenchResult) { fmt.Fprintln(o.log(stderr), reports.BenchProgress(r)) })
+	doc, err := b.RunAll(ctx, func(r results.BenchResult) { fmt.Fprintln(o.log(stderr), reports.BenchProgress(r)) })
 	if err != nil {
 		return envError(err)
 	}

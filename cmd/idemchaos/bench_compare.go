@@ -9,7 +9,9 @@ import (
 	"os/exec"
 	"path/filepath"
 
-	"github.com/idemchaos/idemchaos/scenarios/runner/compare"
+	"github.com/idemchaos/idemchaos/engine/compare"
+	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/results"
 )
 
 // compareConfig is the comparison the bench flags ask for.
@@ -70,9 +72,9 @@ func cmdCompare(ctx context.Context, o benchOptions, stdout, stderr io.Writer) e
 }
 
 // writeCompare writes the tables (unless the JSON goes to stdout) and the JSON.
-func writeCompare(jsonFile string, rep compare.Report, stdout io.Writer) error {
+func writeCompare(jsonFile string, rep results.Comparison, stdout io.Writer) error {
 	if jsonFile != "-" {
-		if err := compare.WriteTable(stdout, rep); err != nil {
+		if err := reports.WriteComparison(stdout, rep); err != nil {
 			return err
 		}
 	}
@@ -80,13 +82,13 @@ func writeCompare(jsonFile string, rep compare.Report, stdout io.Writer) error {
 	case "":
 		return nil
 	case "-":
-		return compare.WriteJSON(stdout, rep)
+		return results.WriteComparisonJSON(stdout, rep)
 	}
 	f, err := os.Create(jsonFile)
 	if err != nil {
 		return usageErrorf("--json: %v", err)
 	}
-	if err := compare.WriteJSON(f, rep); err != nil {
+	if err := results.WriteComparisonJSON(f, rep); err != nil {
 		f.Close()
 		return fmt.Errorf("write %s: %w", jsonFile, err)
 	}

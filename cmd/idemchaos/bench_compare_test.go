@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idemchaos/idemchaos/scenarios/runner/compare"
+	"github.com/idemchaos/idemchaos/engine/compare"
+	"github.com/idemchaos/idemchaos/results"
 )
 
 // TestBenchCompareRuns: the short form of bench --compare (one round of a
@@ -25,11 +26,11 @@ func TestBenchCompareRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep compare.Report
+	var rep results.Comparison
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Kind != compare.Kind || rep.Rounds != 1 || rep.Concurrency != 16 {
+	if rep.Kind != results.ComparisonKind || rep.Rounds != 1 || rep.Concurrency != 16 {
 		t.Fatalf("header: kind %q, %d rounds, %d senders", rep.Kind, rep.Rounds, rep.Concurrency)
 	}
 	if len(rep.Measurements) != 10 {
@@ -60,7 +61,7 @@ func TestBenchCompareRuns(t *testing.T) {
 // checkCPU: every measurement on the stores idemchaos started has the CPU
 // time per request of Postgres and of this process, and a load tool's own
 // where one drove it; the total is the sum.
-func checkCPU(t *testing.T, m compare.Series) {
+func checkCPU(t *testing.T, m results.Series) {
 	t.Helper()
 	cpu := map[string]float64{}
 	for _, c := range m.CPU {

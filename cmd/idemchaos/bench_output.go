@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/results"
 )
 
 // benchFiles are where a bench writes its figures; "-" is stdout, for one
@@ -17,18 +18,18 @@ func (f benchFiles) toStdout() bool { return f.json == "-" || f.html == "-" || f
 
 // writers pair each output flag with its file and renderer.
 func (f benchFiles) writers() []benchWriter {
-	return []benchWriter{{"--json", f.json, reports.WriteBenchJSON}, {"--html", f.html, reports.WriteBenchHTML},
+	return []benchWriter{{"--json", f.json, results.WriteBenchJSON}, {"--html", f.html, reports.WriteBenchHTML},
 		{"--markdown", f.markdown, reports.WriteBenchMarkdown}}
 }
 
 type benchWriter struct {
 	flag, path string
-	render     func(io.Writer, reports.Bench) error
+	render     func(io.Writer, results.Bench) error
 }
 
 // writeBench writes every file asked for, and the tables unless a file went
 // to stdout; a file that cannot be written does not stop the others.
-func writeBench(f benchFiles, rep reports.Bench, stdout io.Writer) error {
+func writeBench(f benchFiles, rep results.Bench, stdout io.Writer) error {
 	var first error
 	for _, w := range f.writers() {
 		if w.path == "" {
@@ -48,7 +49,7 @@ func writeBench(f benchFiles, rep reports.Bench, stdout io.Writer) error {
 }
 
 // writeBenchFile renders the document into one file, or stdout.
-func writeBenchFile(w benchWriter, rep reports.Bench, stdout io.Writer) error {
+func writeBenchFile(w benchWriter, rep results.Bench, stdout io.Writer) error {
 	if w.path == "-" {
 		return w.render(stdout, rep)
 	}

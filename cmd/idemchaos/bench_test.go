@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/scenarios/check"
 	"github.com/idemchaos/idemchaos/sim/load"
 	"github.com/idemchaos/idemchaos/targets/api"
@@ -35,7 +35,7 @@ func TestBenchWritesTheFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var doc reports.Bench
+	var doc results.Bench
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestBenchWritesTheFigures(t *testing.T) {
 
 // checkBenchResult: a correct strategy at a low rate sends what was due,
 // answers it, and the checker finds nothing.
-func checkBenchResult(t *testing.T, r reports.BenchResult) {
+func checkBenchResult(t *testing.T, r results.BenchResult) {
 	t.Helper()
 	if r.Scheduled != 200 || r.Sent != 200 || r.Missed != 0 || r.Answered != 200 || r.Duplicates == 0 {
 		t.Errorf("%s: %d scheduled, %d sent, %d missed, %d answered, %d duplicates", r.Strategy, r.Scheduled, r.Sent,
@@ -74,11 +74,11 @@ func checkBenchResult(t *testing.T, r reports.BenchResult) {
 	if len(r.Anomalies) != len(check.Names()) {
 		t.Errorf("%s: anomalies %v, want every name", r.Strategy, r.Anomalies)
 	}
-	all := r.LatencyOf(reports.KindAll)
+	all := r.LatencyOf(results.KindAll)
 	if all.Count != 200 || all.P50 <= 0 || all.P50 > all.P99 || all.P99 > all.Max {
 		t.Errorf("%s: latency %+v", r.Strategy, all)
 	}
-	if r.LatencyOf(reports.KindFirst).Count+r.LatencyOf(reports.KindReplay).Count+r.LatencyOf(reports.KindConflict).Count != 200 {
+	if r.LatencyOf(results.KindFirst).Count+r.LatencyOf(results.KindReplay).Count+r.LatencyOf(results.KindConflict).Count != 200 {
 		t.Errorf("%s: kinds do not add up: %+v", r.Strategy, r.Latency)
 	}
 }
@@ -88,7 +88,7 @@ func TestBenchJSONToStdout(t *testing.T) {
 	if o.code != exitPass {
 		t.Fatalf("exit %d: %s", o.code, o.stderr)
 	}
-	var doc reports.Bench
+	var doc results.Bench
 	if err := json.Unmarshal([]byte(o.stdout), &doc); err != nil {
 		t.Fatalf("stdout is not the JSON document: %v\n%s", err, o.stdout)
 	}

@@ -1,19 +1,15 @@
 package main
 
 import (
-	"cmp"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/results"
+	"github.com/idemchaos/idemchaos/results/rundir"
 	"github.com/idemchaos/idemchaos/scenarios"
-	"github.com/idemchaos/idemchaos/scenarios/rundir"
-	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
 
 // cmdCheck re-checks a saved run offline: every finished cell is judged again
@@ -38,7 +34,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 		return usageErrorf("check: %v", err)
 	}
 	progress := rundir.ReadProgress(dir, dirs)
-	lat := reports.NewLatencies()
+	lat := results.NewLatencies()
 	results, differ, incomplete, err := recheck(dirs, lat, stderr)
 	if err != nil {
 		return usageErrorf("check: %v", err)
@@ -49,7 +45,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 		return verdictExit(exitInconclusive)
 	}
 	saved := savedDocument(dir)
-	results = scenarios.Cover(inRunOrder(results, saved.Results))
+	results = scenarios.Cover(rundir.InRunOrder(results, saved.Results))
 	c := common{jsonFile: *jsonFile}
 	if err := output(c, stdout, results, lat, "check", time.Now(), func(w io.Writer) error {
 		if saved.Command == "run" && len(results) == 1 {
@@ -96,42 +92,9 @@ func interrupted(p rundir.Progress) string {
 	return fmt.Sprintf("the run was interrupted: %d cells finished, %d stopped mid-cell (how many never started is not recorded)", p.Finished, mid)
 }
 
-// inRunOrder sorts re-checked results (found in directory order) into the
-// order the run showed them: its saved document's, else the catalog's
-// (strategies as design lists them, scenarios as the catalog does), then
-// by seed.
-func inRunOrder(rs, saved []scenarios.Result) []scenarios.Result {
-	var sts, scs []string
-	for _, r := range saved {
-		sts, scs = appendNew(sts, r.Strategy), appendNew(scs, r.Scenario)
-	}
-	for _, n := range design.Names() {
-		sts = appendNew(sts, n)
-	}
-	for _, n := range scenarios.Names() {
-		scs = appendNew(scs, n)
-	}
-	for _, r := range rs { // a user's service, a scenario file: in the order found
-		sts, scs = appendNew(sts, r.Strategy), appendNew(scs, r.Scenario)
-	}
-	out := slices.Clone(rs)
-	slices.SortStableFunc(out, func(a, b scenarios.Result) int {
-		return cmp.Or(cmp.Compare(slices.Index(sts, a.Strategy), slices.Index(sts, b.Strategy)),
-			cmp.Compare(slices.Index(scs, a.Scenario), slices.Index(scs, b.Scenario)), cmp.Compare(a.Seed, b.Seed))
-	})
-	return out
-}
-
-func appendNew(list []string, v string) []string {
-	if slices.Contains(list, v) {
-		return list
-	}
-	return append(list, v)
-}
-
 // recheck judges every complete cell again; it tells on stderr each cell
 // left incomplete or whose new verdict or counts differ from the saved ones.
-func recheck(dirs []string, lat *reports.Latencies, stderr io.Writer) (results []scenarios.Result, differ, incomplete int, err error) {
+func recheck(dirs []string, lat *results.Latencies, stderr io.Writer) (results []scenarios.Result, differ, incomplete int, err error) {
 	checked, left, err := rundir.Recheck(dirs)
 	if err != nil {
 		return nil, 0, 0, err
@@ -151,15 +114,10 @@ func recheck(dirs []string, lat *reports.Latencies, stderr io.Writer) (results [
 }
 
 // savedDocument is the run's saved document, if it has one that reads.
-func savedDocument(dir string) reports.Document {
-	f, err := os.Open(filepath.Join(dir, rundir.DocumentFile))
+func savedDocument(dir string) results.Document {
+	doc, err := rundir.ReadDocument(dir)
 	if err != nil {
-		return reports.Document{}
-	}
-	defer f.Close()
-	doc, err := reports.ReadJSON(f)
-	if err != nil {
-		return reports.Document{}
+		return results.Document{}
 	}
 	return doc
 }

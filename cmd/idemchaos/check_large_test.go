@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemchaos/idemchaos/results/rundir"
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/check/checkgen"
-	"github.com/idemchaos/idemchaos/scenarios/rundir"
 	"github.com/idemchaos/idemchaos/targets/api"
 )
 

@@ -11,10 +11,11 @@ import (
 	"time"
 
 	"github.com/idemchaos/idemchaos/conformance"
+	"github.com/idemchaos/idemchaos/engine/conform"
 	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/results"
+	"github.com/idemchaos/idemchaos/results/rundir"
 	"github.com/idemchaos/idemchaos/scenarios"
-	"github.com/idemchaos/idemchaos/scenarios/rundir"
-	"github.com/idemchaos/idemchaos/scenarios/runner/conform"
 	"github.com/idemchaos/idemchaos/targets/api"
 )
 
@@ -85,7 +86,7 @@ func cmdConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	took := time.Since(started)
 	fmt.Fprintf(stderr, "conformance took %s\n", took.Round(time.Millisecond))
-	doc := reports.NewDocument(out.Results, prog.lat, "conformance", started)
+	doc := results.NewDocument(out.Results, prog.lat, "conformance", started)
 	doc.Skipped = out.Skipped
 	if err := saveDocument(f.out, doc); err != nil {
 		return err
@@ -95,7 +96,7 @@ func cmdConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 }
 
 // finish writes the run's table, findings and verdicts and judges them.
-func (f *conformanceFlags) finish(plan conform.Plan, doc reports.Document, args []string, took time.Duration, stdout, stderr io.Writer) error {
+func (f *conformanceFlags) finish(plan conform.Plan, doc results.Document, args []string, took time.Duration, stdout, stderr io.Writer) error {
 	table := conformance.NewTable(f.rowSpecs(plan), plan.Scenarios, len(plan.Seeds), doc.Results, doc.Skipped)
 	if err := f.write(doc, table, args, took); err != nil {
 		return err
@@ -113,14 +114,9 @@ func (f *conformanceFlags) finish(plan conform.Plan, doc reports.Document, args 
 // rerender renders the saved run of --from again, with the flags' rows,
 // scenarios and seed count.
 func (f *conformanceFlags) rerender(plan conform.Plan, args []string, stdout, stderr io.Writer) error {
-	file, err := os.Open(filepath.Join(f.from, rundir.DocumentFile))
+	doc, err := rundir.ReadDocument(f.from)
 	if err != nil {
-		return usageErrorf("--from: %v", err)
-	}
-	defer file.Close()
-	doc, err := reports.ReadJSON(file)
-	if err != nil {
-		return usageErrorf("--from %s: %v", f.from, err)
+		return usageErrorf("--from %v", err)
 	}
 	f.out = ""
 	return f.finish(plan, doc, args, time.Duration(doc.DurationMS)*time.Millisecond, stdout, stderr)
@@ -128,10 +124,10 @@ func (f *conformanceFlags) rerender(plan conform.Plan, args []string, stdout, st
 
 // write saves what the run made: the run directory's document, its JSON,
 // JUnit and HTML reports, the Markdown and the verdicts.
-func (f *conformanceFlags) write(doc reports.Document, table conformance.Table, args []string, took time.Duration) error {
+func (f *conformanceFlags) write(doc results.Document, table conformance.Table, args []string, took time.Duration) error {
 	files := map[string]func(io.Writer) error{}
 	if f.out != "" {
-		files[filepath.Join(f.out, "conformance.json")] = func(w io.Writer) error { return reports.WriteJSON(w, doc) }
+		files[filepath.Join(f.out, "conformance.json")] = func(w io.Writer) error { return results.WriteJSON(w, doc) }
 		files[filepath.Join(f.out, "junit.xml")] = func(w io.Writer) error { return reports.WriteJUnit(w, doc) }
 		files[filepath.Join(f.out, "report.html")] = func(w io.Writer) error { return reports.WriteHTML(w, doc) }
 		files[filepath.Join(f.out, "CONFORMANCE.md")] = func(w io.Writer) error { return f.markdown(w, table, args, took) }
@@ -151,7 +147,7 @@ func (f *conformanceFlags) write(doc reports.Document, table conformance.Table, 
 }
 
 func (f *conformanceFlags) markdown(w io.Writer, table conformance.Table, args []string, took time.Duration) error {
-	return conformance.WriteMarkdown(w, table, conformance.Meta{Command: commandLine(args), Took: took})
+	return reports.WriteConformance(w, table, reports.ConformanceMeta{Command: commandLine(args), Took: took})
 }
 
 // commandLine is the command that made the document, without the paths

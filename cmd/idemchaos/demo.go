@@ -7,9 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemchaos/idemchaos/engine"
 	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/scenarios"
-	"github.com/idemchaos/idemchaos/scenarios/runner"
 	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
 
@@ -55,19 +56,19 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	defer s.Close()
 	started := time.Now()
-	d, err := runner.Tell(ctx, s.Executors()[0], cell, c.out)
+	d, err := engine.Tell(ctx, s.Executors()[0], cell, c.out)
 	if err != nil {
 		return envError(err)
 	}
 	sc, _ := scenarios.Lookup(cell.Scenario) // demoCell checked the name
-	lat := reports.NewLatencies()
+	lat := results.NewLatencies()
 	lat.Add(d.Result.Strategy, d.Record.Obs.History.Attempts)
 	if err := output(c, stdout, []scenarios.Result{d.Result}, lat, "demo", started, func(w io.Writer) error {
 		if *mermaidOnly {
 			_, err := io.WriteString(w, d.Story.Mermaid)
 			return err
 		}
-		return reports.WriteDemo(w, reports.Demo{Story: d.Story, Strategy: cell.Strategy, Doc: sc.Doc, Runs: d.Runs, Of: runner.MaxDemoRuns},
+		return reports.WriteDemo(w, reports.Demo{Story: d.Story, Strategy: cell.Strategy, Doc: sc.Doc, Runs: d.Runs, Of: engine.MaxDemoRuns},
 			!*noTimings, view)
 	}); err != nil {
 		return err
@@ -109,7 +110,7 @@ func demoCell(scenario, st string, seed uint64, c common) (scenarios.Cell, error
 
 // demoExit: 1 when the story ends in an anomaly, 4 when the run could not
 // prove anything, else 0.
-func demoExit(d runner.Demo) int {
+func demoExit(d engine.Demo) int {
 	switch {
 	case len(d.Story.Anomalies) > 0:
 		return exitViolated
@@ -141,7 +142,7 @@ func demoLesson(ctx context.Context, name string, c common, view reports.View, s
 
 // httpLesson: the same keyed POST and fault without a key layer, then on
 // pg-tx.
-func httpLesson(ctx context.Context, b *runner.Builtin, view reports.View, stdout io.Writer) (bool, error) {
+func httpLesson(ctx context.Context, b *engine.Builtin, view reports.View, stdout io.Writer) (bool, error) {
 	var runs []scenarios.HTTPResend
 	for _, st := range []string{"none", "pg-tx"} {
 		r, err := b.HTTPResendLesson(ctx, st)
@@ -155,7 +156,7 @@ func httpLesson(ctx context.Context, b *runner.Builtin, view reports.View, stdou
 
 // redisLesson: the same SET NX and fault with the library's default
 // retries, then with none.
-func redisLesson(ctx context.Context, b *runner.Builtin, view reports.View, stdout io.Writer) (bool, error) {
+func redisLesson(ctx context.Context, b *engine.Builtin, view reports.View, stdout io.Writer) (bool, error) {
 	var runs []scenarios.RedisRetry
 	for _, retries := range []int{0, -1} {
 		r, err := b.RedisRetryLesson(ctx, retries)

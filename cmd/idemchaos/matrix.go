@@ -9,9 +9,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/idemchaos/idemchaos/engine"
 	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/scenarios"
-	"github.com/idemchaos/idemchaos/scenarios/runner"
 	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
 
@@ -85,26 +86,26 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	defer s.Close()
 	started := time.Now()
 	prog := newProgress(stderr, len(cells), c.quiet)
-	results, err := runner.RunAll(ctx, s.Executors(), cells, runner.Batch{Out: c.out, Watch: prog})
+	rs, err := engine.RunAll(ctx, s.Executors(), cells, engine.Batch{Out: c.out, Watch: prog})
 	prog.done()
 	if err != nil {
 		return envError(err)
 	}
-	results = scenarios.Cover(results)
-	fmt.Fprintf(stderr, "matrix took %s%s\n", time.Since(started).Round(time.Millisecond), shardNote(shard, len(results)))
-	fmt.Fprintln(stderr, cellTime(time.Since(started), results, min(*workers, len(cells))))
-	doc := reports.NewDocument(results, prog.lat, "matrix", started)
+	rs = scenarios.Cover(rs)
+	fmt.Fprintf(stderr, "matrix took %s%s\n", time.Since(started).Round(time.Millisecond), shardNote(shard, len(rs)))
+	fmt.Fprintln(stderr, cellTime(time.Since(started), rs, min(*workers, len(cells))))
+	doc := results.NewDocument(rs, prog.lat, "matrix", started)
 	doc.Shard = shard
 	if err := writeOutput(c, stdout, doc, func(w io.Writer) error {
-		if err := reports.WriteTable(w, results, view); err != nil {
+		if err := reports.WriteTable(w, rs, view); err != nil {
 			return err
 		}
-		return shardSummary(w, shard, len(results))
+		return shardSummary(w, shard, len(rs))
 	}); err != nil {
 		return err
 	}
 	announceOut(stderr, c.out)
-	return verdictExit(matrixExit(results))
+	return verdictExit(matrixExit(rs))
 }
 
 // defaultParallel is how many cells the matrix runs at once by default
@@ -153,7 +154,7 @@ type progress struct {
 	n     int
 	tty   bool
 	quiet bool
-	lat   *reports.Latencies
+	lat   *results.Latencies
 	// statuses counts the answers the cells got, by status.
 	statuses map[int]int
 	// onFinish, if set, sees every finished cell, under the lock.
@@ -162,7 +163,7 @@ type progress struct {
 
 func newProgress(w io.Writer, total int, quiet bool) *progress {
 	tty, _ := terminal(w)
-	return &progress{w: w, total: total, tty: tty, quiet: quiet, lat: reports.NewLatencies(), statuses: map[int]int{}}
+	return &progress{w: w, total: total, tty: tty, quiet: quiet, lat: results.NewLatencies(), statuses: map[int]int{}}
 }
 
 // Start shows the cell that starts.

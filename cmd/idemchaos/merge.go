@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/idemchaos/idemchaos/reports"
-	"github.com/idemchaos/idemchaos/scenarios/rundir"
+	"github.com/idemchaos/idemchaos/results/rundir"
 )
 
 // cmdMerge joins the run directories of a run's shards (matrix --shard,

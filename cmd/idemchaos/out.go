@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
-	"github.com/idemchaos/idemchaos/reports"
-	"github.com/idemchaos/idemchaos/scenarios/rundir"
+	"github.com/idemchaos/idemchaos/results"
+	"github.com/idemchaos/idemchaos/results/rundir"
 )
 
 // prepareOut checks that dir can take a new run (absent, or an empty
@@ -41,13 +40,11 @@ func prepareOut(dir string, planned int) error {
 }
 
 // saveDocument writes the run's document at the root of out.
-func saveDocument(out string, doc reports.Document) error {
+func saveDocument(out string, doc results.Document) error {
 	if out == "" {
 		return nil
 	}
-	return rundir.WriteAtomic(filepath.Join(out, rundir.DocumentFile), func(w io.Writer) error {
-		return reports.WriteJSON(w, doc)
-	})
+	return rundir.WriteDocument(out, doc)
 }
 
 // announceOut tells where the run was saved.

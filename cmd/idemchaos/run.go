@@ -6,9 +6,10 @@ import (
 	"io"
 	"time"
 
+	"github.com/idemchaos/idemchaos/engine"
 	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/scenarios"
-	"github.com/idemchaos/idemchaos/scenarios/runner"
 	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
 
@@ -60,13 +61,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	defer s.Close()
 	started := time.Now()
-	cell.Strategy, cell.Replicas = *st, c.replicas
-	res, rec, err := runner.Run(ctx, s.Executors()[0], cell, c.out)
+	res, rec, err := engine.Run(ctx, s.Executors()[0], cell, c.out)
 	if err != nil {
 		return envError(err)
 	}
 	res = scenarios.Cover([]scenarios.Result{res})[0]
-	lat := reports.NewLatencies()
+	lat := results.NewLatencies()
 	lat.Add(res.Strategy, rec.Obs.History.Attempts)
 	if err := output(c, stdout, []scenarios.Result{res}, lat, "run", started, func(w io.Writer) error {
 		return reports.WriteDetail(w, res, view)
@@ -89,16 +89,16 @@ func runExit(v scenarios.Verdict) int {
 
 // output saves the document in the run directory and the JSON file if asked,
 // and writes the human view unless the JSON goes to stdout.
-func output(c common, stdout io.Writer, rs []scenarios.Result, lat *reports.Latencies, cmd string, started time.Time, human func(io.Writer) error) error {
-	return writeOutput(c, stdout, reports.NewDocument(rs, lat, cmd, started), human)
+func output(c common, stdout io.Writer, rs []scenarios.Result, lat *results.Latencies, cmd string, started time.Time, human func(io.Writer) error) error {
+	return writeOutput(c, stdout, results.NewDocument(rs, lat, cmd, started), human)
 }
 
-func writeOutput(c common, stdout io.Writer, doc reports.Document, human func(io.Writer) error) error {
+func writeOutput(c common, stdout io.Writer, doc results.Document, human func(io.Writer) error) error {
 	if err := saveDocument(c.out, doc); err != nil {
 		return err
 	}
 	if c.jsonFile != "" {
-		if err := writeFileOrStdout(c.jsonFile, stdout, func(w io.Writer) error { return reports.WriteJSON(w, doc) }); err != nil {
+		if err := writeFileOrStdout(c.jsonFile, stdout, func(w io.Writer) error { return results.WriteJSON(w, doc) }); err != nil {
 			return err
 		}
 		if c.jsonFile == "-" {

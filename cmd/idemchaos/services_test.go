@@ -19,8 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemchaos/idemchaos/results/rundir"
 	"github.com/idemchaos/idemchaos/scenarios"
-	"github.com/idemchaos/idemchaos/scenarios/rundir"
 	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/jackc/pgx/v5/pgxpool"
 )

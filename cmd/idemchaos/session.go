@@ -5,14 +5,14 @@ import (
 	"io"
 	"os"
 
-	"github.com/idemchaos/idemchaos/scenarios/runner"
+	"github.com/idemchaos/idemchaos/engine"
 	"github.com/idemchaos/idemchaos/targets/provision"
 )
 
 // open provisions the stores the flags say, Toxiproxy and one Builtin
 // (with a fresh database) per worker; a failure is an environment error.
-func open(ctx context.Context, c common, workers int, log io.Writer) (*runner.Session, error) {
-	s, err := runner.Open(ctx, c.stores(), workers, log)
+func open(ctx context.Context, c common, workers int, log io.Writer) (*engine.Session, error) {
+	s, err := engine.Open(ctx, c.stores(), workers, log)
 	if err != nil {
 		return nil, envError(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/scenarios"
 )
 
@@ -48,8 +48,8 @@ func shardSummary(w io.Writer, rec *scenarios.ShardRecord, n int) error {
 // emptyShard ends a shard that got no cell (more shards than cells): its
 // run directory and document say so, and it passes, so that a CI job
 // matrix of a fixed size still merges.
-func emptyShard(c common, stdout, stderr io.Writer, rec *scenarios.ShardRecord, cmd string, skipped []reports.Skip) error {
-	doc := reports.NewDocument([]scenarios.Result{}, reports.NewLatencies(), cmd, time.Now())
+func emptyShard(c common, stdout, stderr io.Writer, rec *scenarios.ShardRecord, cmd string, skipped []results.Skip) error {
+	doc := results.NewDocument([]scenarios.Result{}, results.NewLatencies(), cmd, time.Now())
 	doc.Shard, doc.Skipped = rec, skipped
 	if err := writeOutput(c, stdout, doc, func(w io.Writer) error { return shardSummary(w, rec, 0) }); err != nil {
 		return err

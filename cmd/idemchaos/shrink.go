@@ -10,13 +10,13 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/idemchaos/idemchaos/engine"
+	"github.com/idemchaos/idemchaos/engine/shrink"
 	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/results/rundir"
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/check"
 	"github.com/idemchaos/idemchaos/scenarios/narrate"
-	"github.com/idemchaos/idemchaos/scenarios/rundir"
-	"github.com/idemchaos/idemchaos/scenarios/runner"
-	"github.com/idemchaos/idemchaos/scenarios/runner/shrink"
 	"github.com/idemchaos/idemchaos/scenarios/spec"
 	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
@@ -214,7 +214,7 @@ func keptAnomaly(r scenarios.Result) check.Anomaly {
 }
 
 // shrinkExecutor opens the stores (a built-in strategy) or the service.
-func shrinkExecutor(ctx context.Context, c common, t targetFlags, cfg *shrink.Config, stderr io.Writer) (runner.Executor, func(), error) {
+func shrinkExecutor(ctx context.Context, c common, t targetFlags, cfg *shrink.Config, stderr io.Writer) (engine.Executor, func(), error) {
 	if cfg.Cell.Target != nil {
 		svc, err := openService(ctx, t, *cfg.Cell.Target, c.log(stderr))
 		if err != nil {

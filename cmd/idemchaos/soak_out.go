@@ -6,12 +6,13 @@ import (
 	"time"
 
 	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/results"
 )
 
 // output saves the document (--out, --json) and prints the summary, also
 // after an interruption.
 func (k *soakRun) output(stdout io.Writer, runErr error) error {
-	doc := reports.NewDocument(k.Tally.Sorted(), k.lat, "soak", k.Started)
+	doc := results.NewDocument(k.Tally.Sorted(), k.lat, "soak", k.Started)
 	doc.Shard = soakShard(k.cfg, runErr != nil)
 	return writeOutput(k.cfg.c, stdout, doc, func(w io.Writer) error {
 		err := reports.WriteSoak(w, reports.Soak{Root: k.cfg.root, Rounds: k.Rounds, Stopped: k.Stopped,

@@ -5,30 +5,31 @@ import (
 	"io"
 	"time"
 
+	"github.com/idemchaos/idemchaos/engine"
 	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/scenarios"
-	"github.com/idemchaos/idemchaos/scenarios/runner"
 )
 
 // soakRun shows a soak as it goes and sums it up at the end.
 type soakRun struct {
-	*runner.Soak
+	*engine.Soak
 	cfg   soakConfig
 	log   io.Writer
-	lat   *reports.Latencies
+	lat   *results.Latencies
 	round *progress // the round in progress
 }
 
 func newSoakRun(cfg soakConfig, log io.Writer) *soakRun {
-	return &soakRun{Soak: runner.NewSoak(runner.SoakConfig{Strategies: cfg.strategies, Scenarios: cfg.scenarios,
+	return &soakRun{Soak: engine.NewSoak(engine.SoakConfig{Strategies: cfg.strategies, Scenarios: cfg.scenarios,
 		Profile: cfg.profile, Replicas: cfg.c.replicas, Root: cfg.root, Duration: cfg.duration, MaxRounds: cfg.maxRounds,
-		Out: cfg.c.out, Shard: cfg.c.shard}), cfg: cfg, log: log, lat: reports.NewLatencies()}
+		Out: cfg.c.out, Shard: cfg.c.shard}), cfg: cfg, log: log, lat: results.NewLatencies()}
 }
 
 // Round shows the round's cells: a rewritten line on a terminal, nothing
 // per cell otherwise (a line per round), and every cell not as declared at
 // once.
-func (k *soakRun) Round(_ int, _ uint64, cells int) runner.Watcher {
+func (k *soakRun) Round(_ int, _ uint64, cells int) engine.Watcher {
 	k.round = newProgress(k.log, cells, k.cfg.c.quiet)
 	k.round.quiet = k.round.quiet || !k.round.tty
 	k.round.lat = k.lat

@@ -9,10 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemchaos/idemchaos/engine"
 	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/results"
+	"github.com/idemchaos/idemchaos/results/rundir"
 	"github.com/idemchaos/idemchaos/scenarios"
-	"github.com/idemchaos/idemchaos/scenarios/rundir"
-	"github.com/idemchaos/idemchaos/scenarios/runner"
 	"github.com/idemchaos/idemchaos/targets/api"
 )
 
@@ -64,36 +65,36 @@ func runTarget(ctx context.Context, c common, t targetFlags, cells []scenarios.C
 	started := time.Now()
 	prog := newProgress(stderr, len(runnable), c.quiet || cmd == "run")
 	// one cell at a time: store faults hit every request of the service
-	results, err := runner.RunAll(ctx, []runner.Executor{svc}, runnable, runner.Batch{Out: c.out, Watch: prog})
+	rs, err := engine.RunAll(ctx, []engine.Executor{svc}, runnable, engine.Batch{Out: c.out, Watch: prog})
 	prog.done()
 	if err != nil {
 		return envError(err)
 	}
 	noteUndocumented(stderr, op, prog.statuses)
-	results = scenarios.Cover(results)
-	doc := reports.NewDocument(results, prog.lat, cmd, started)
+	rs = scenarios.Cover(rs)
+	doc := results.NewDocument(rs, prog.lat, cmd, started)
 	doc.Skipped, doc.Shard = skipped, shard
 	if err := writeOutput(c, stdout, doc, func(w io.Writer) error {
-		if len(results) == 1 && shard == nil {
-			return reports.WriteDetail(w, results[0], view)
+		if len(rs) == 1 && shard == nil {
+			return reports.WriteDetail(w, rs[0], view)
 		}
-		if err := reports.WriteTable(w, results, view); err != nil {
+		if err := reports.WriteTable(w, rs, view); err != nil {
 			return err
 		}
-		return shardSummary(w, shard, len(results))
+		return shardSummary(w, shard, len(rs))
 	}); err != nil {
 		return err
 	}
 	announceOut(stderr, c.out)
-	return verdictExit(targetExit(results))
+	return verdictExit(targetExit(rs))
 }
 
 // splitSkipped separates the cells that can run from those that cannot; a
 // cell that adapts to the service's charge time runs if the rest of it
 // can, until measure says otherwise.
-func splitSkipped(cells []scenarios.Cell) ([]scenarios.Cell, []reports.Skip) {
+func splitSkipped(cells []scenarios.Cell) ([]scenarios.Cell, []results.Skip) {
 	var run []scenarios.Cell
-	var skipped []reports.Skip
+	var skipped []results.Skip
 	seen := map[string]bool{}
 	for _, c := range cells {
 		if c.NeedsTiming() && c.Timing == nil {
@@ -104,7 +105,7 @@ func splitSkipped(cells []scenarios.Cell) ([]scenarios.Cell, []reports.Skip) {
 		if errors.As(err, &skip) {
 			if !seen[skip.Scenario] {
 				seen[skip.Scenario] = true
-				skipped = append(skipped, reports.Skip{Strategy: c.Strategy, Scenario: skip.Scenario, Reason: skip.Reason})
+				skipped = append(skipped, results.Skip{Strategy: c.Strategy, Scenario: skip.Scenario, Reason: skip.Reason})
 			}
 			continue
 		}
@@ -118,7 +119,7 @@ func splitSkipped(cells []scenarios.Cell) ([]scenarios.Cell, []reports.Skip) {
 // (a charge too fast to time a client out inside it). A service it cannot
 // measure fails the run only if a cell adapts to the timing; the others
 // show why in their own verdicts.
-func measure(ctx context.Context, svc *runner.Service, cells []scenarios.Cell, log io.Writer) ([]scenarios.Cell, []reports.Skip, error) {
+func measure(ctx context.Context, svc *engine.Service, cells []scenarios.Cell, log io.Writer) ([]scenarios.Cell, []results.Skip, error) {
 	timing, err := svc.Timing(ctx)
 	switch {
 	case err != nil && (ctx.Err() != nil || slices.ContainsFunc(cells, scenarios.Cell.NeedsTiming)):
@@ -137,7 +138,7 @@ func measure(ctx context.Context, svc *runner.Service, cells []scenarios.Cell, l
 
 // tellSkipped says, wrapped at the view's width, which scenarios cannot
 // run and why.
-func tellSkipped(w io.Writer, view reports.View, skipped []reports.Skip) {
+func tellSkipped(w io.Writer, view reports.View, skipped []results.Skip) {
 	for _, s := range skipped {
 		fmt.Fprint(w, reports.Wrap("skipped "+s.Scenario+": ", "  ", s.Reason, view.Width))
 	}
@@ -177,9 +178,9 @@ func matrixTarget(ctx context.Context, c common, t targetFlags, sts string, cell
 
 // openService readies the user's service and its ledger; a target or
 // ledger query that does not fit is bad input, the rest environment.
-func openService(ctx context.Context, t targetFlags, e scenarios.External, log io.Writer) (*runner.Service, error) {
-	svc, err := runner.OpenService(ctx, e, t.ledgerURL)
-	var bad *runner.BadInputError
+func openService(ctx context.Context, t targetFlags, e scenarios.External, log io.Writer) (*engine.Service, error) {
+	svc, err := engine.OpenService(ctx, e, t.ledgerURL)
+	var bad *engine.BadInputError
 	switch {
 	case errors.As(err, &bad):
 		return nil, usageErrorf("%v", err)
@@ -197,7 +198,7 @@ func openService(ctx context.Context, t targetFlags, e scenarios.External, log i
 
 // ledgerHint says what the ledger query would gain from the optional
 // columns it lacks ("" when it has both).
-func ledgerHint(info runner.LedgerInfo) string {
+func ledgerHint(info engine.LedgerInfo) string {
 	var cols, gains []string
 	if !info.ChargeIDs {
 		cols, gains = append(cols, "id (the charge id your success answers carry)"), append(gains, "acks matched row for row")

@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/results"
 )
 
 // widths are the screens the pages are checked on.
@@ -198,7 +199,7 @@ func save(t *testing.T, dir, file string, data []byte) {
 }
 
 // writePage renders doc into dir/name.html.
-func writePage(t *testing.T, doc reports.Document, dir, name string) string {
+func writePage(t *testing.T, doc results.Document, dir, name string) string {
 	t.Helper()
 	var b strings.Builder
 	if err := reports.WriteHTML(&b, doc); err != nil {

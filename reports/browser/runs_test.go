@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/engine"
+	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/scenarios"
-	"github.com/idemchaos/idemchaos/scenarios/runner"
 	"github.com/idemchaos/idemchaos/scenarios/scenariotest"
 	"github.com/idemchaos/idemchaos/sim/fault"
 	"github.com/idemchaos/idemchaos/sim/history"
@@ -25,7 +25,7 @@ import (
 var matrixStrategies = []string{"none", "redis-getset", "redis-sticky"}
 
 // latencies gathers the finished cells' latencies, as the CLI does.
-type latencies struct{ l *reports.Latencies }
+type latencies struct{ l *results.Latencies }
 
 func (latencies) Start(scenarios.Cell) {}
 func (w latencies) Finish(r scenarios.Result, rec scenarios.Record) {
@@ -34,7 +34,7 @@ func (w latencies) Finish(r scenarios.Result, rec scenarios.Record) {
 
 // runMatrix runs the strategies under every scenario of the catalog, one
 // seed, two cells at a time on databases of their own.
-func runMatrix(t *testing.T, strategies []string) reports.Document {
+func runMatrix(t *testing.T, strategies []string) results.Document {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
@@ -43,9 +43,9 @@ func runMatrix(t *testing.T, strategies []string) reports.Document {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { tp.Close() })
-	var execs []runner.Executor
+	var execs []engine.Executor
 	for range 2 {
-		b, err := runner.NewBuiltin(ctx, runner.Env{PostgresDSN: provisiontest.Database(t, services), RedisURL: services.RedisURL, Toxiproxy: tp})
+		b, err := engine.NewBuiltin(ctx, engine.Env{PostgresDSN: provisiontest.Database(t, services), RedisURL: services.RedisURL, Toxiproxy: tp})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,12 +58,12 @@ func runMatrix(t *testing.T, strategies []string) reports.Document {
 			cells = append(cells, scenarios.Cell{Strategy: st, Scenario: sc, Seed: 1, Profile: api.IETF})
 		}
 	}
-	started, lat := time.Now(), latencies{reports.NewLatencies()}
-	results, err := runner.RunAll(ctx, execs, cells, runner.Batch{Watch: lat})
+	started, lat := time.Now(), latencies{results.NewLatencies()}
+	rs, err := engine.RunAll(ctx, execs, cells, engine.Batch{Watch: lat})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return reports.NewDocument(results, lat.l, "matrix", started)
+	return results.NewDocument(rs, lat.l, "matrix", started)
 }
 
 // forgetful is a user's service with no idempotency layer: every request
@@ -102,10 +102,10 @@ var serviceScenarios = []string{"dropped-response", "concurrent-duplicates", "pa
 
 // runService runs the forgetful service through scenariotest, as a team's
 // own test would, into a document of a user's service.
-func runService(t *testing.T) reports.Document {
+func runService(t *testing.T) results.Document {
 	t.Helper()
 	started := time.Now()
-	var results []scenarios.Result
+	var rs []scenarios.Result
 	for _, sc := range serviceScenarios {
 		f := &forgetful{}
 		tg := scenariotest.Target{Handler: f, Ledger: f, LedgerInfo: scenariotest.LedgerInfo{ChargeIDs: true, AttemptIDs: true}}
@@ -113,9 +113,9 @@ func runService(t *testing.T) reports.Document {
 		if err != nil {
 			t.Fatalf("%s: %v", sc, err)
 		}
-		results = append(results, res)
+		rs = append(rs, res)
 	}
-	return reports.NewDocument(results, reports.NewLatencies(), "matrix", started)
+	return results.NewDocument(rs, results.NewLatencies(), "matrix", started)
 }
 
 // singleServer are the scenarios the matrix page shows: all but those on

@@ -71,7 +71,7 @@
 // per-response metadata (a request id, a timestamp). Every 2xx the run
 // provoked is compared, whichever request provoked it: after a dropped
 // response the client sees only the retry's replay, which is why the
-// runner probes every completed key with further identical requests once
+// engine probes every completed key with further identical requests once
 // the traffic is over (Attempt.ReplayProbe marks them; they are judged as
 // any other attempt and the mark only names them in evidence). Where the
 // profile names a replay header (stripe: Idempotent-Replayed: true), every

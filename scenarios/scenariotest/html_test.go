@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/scenariotest"
 	"github.com/idemchaos/idemchaos/sim/history"
@@ -57,7 +58,7 @@ func TestHTMLReportShowsTargetMarkupAsText(t *testing.T) {
 		t.Fatalf("verdict %s with %d timelines; want a failure with evidence", res.Verdict, len(res.Timelines))
 	}
 	var b strings.Builder
-	if err := reports.WriteHTML(&b, reports.Document{Command: "run", Results: []scenarios.Result{res}}); err != nil {
+	if err := reports.WriteHTML(&b, results.Document{Command: "run", Results: []scenarios.Result{res}}); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()

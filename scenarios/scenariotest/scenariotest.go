@@ -24,10 +24,10 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/idemchaos/idemchaos/engine"
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/check"
 	"github.com/idemchaos/idemchaos/scenarios/openapi"
-	"github.com/idemchaos/idemchaos/scenarios/runner"
 	"github.com/idemchaos/idemchaos/sim/client"
 	"github.com/idemchaos/idemchaos/sim/fault"
 	"github.com/idemchaos/idemchaos/sim/history"
@@ -149,14 +149,14 @@ func Check(ctx context.Context, t Target, scenario string) (scenarios.Result, er
 	if err != nil {
 		return scenarios.Result{}, err
 	}
-	svc, err := runner.NewService(e, toxi, stores, t.Ledger, runner.LedgerInfo(t.LedgerInfo))
+	svc, err := engine.NewService(e, toxi, stores, t.Ledger, engine.LedgerInfo(t.LedgerInfo))
 	if err != nil {
 		return scenarios.Result{}, err
 	}
 	defer svc.Close()
 	seed := max(t.Seed, 1)
 	cell := scenarios.Cell{Scenario: scenario, Seed: seed, Profile: t.Profile, Target: &e}
-	res, _, err := runner.Run(ctx, svc, cell, "")
+	res, _, err := engine.Run(ctx, svc, cell, "")
 	res.Repro = fmt.Sprintf("set Target.Seed = %d and run scenario %s again", seed, scenario)
 	return res, err
 }

@@ -1,0 +1,140 @@
+package engine_test
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/idemchaos/idemchaos/engine"
+	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/targets/api"
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
+)
+
+// seedsUnderTest is how many seeds every cell runs in the expectation test
+// (IDEMCHAOS_TEST_SEEDS overrides it for longer local runs).
+func seedsUnderTest(t *testing.T) int { return envSeeds(t, "IDEMCHAOS_TEST_SEEDS", 3) }
+
+// seedsOf: a failover scenario runs IDEMCHAOS_FAILOVER_SEEDS seeds here,
+// else one (a fresh topology and a failover: 2-3 s a cell);
+// make test-failover-long runs 20.
+func seedsOf(t *testing.T, scenario string, seeds int) int {
+	if sc, _ := scenarios.Lookup(scenario); !sc.Failover {
+		return seeds
+	}
+	return envSeeds(t, "IDEMCHAOS_FAILOVER_SEEDS", 1)
+}
+
+// envSeeds is the seed count the environment variable name gives, else def.
+func envSeeds(t *testing.T, name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		t.Fatalf("%s=%q", name, v)
+	}
+	return n
+}
+
+// TestEveryCellAsDeclared is the harness's own regression suite, in both
+// directions: each flawed strategy is caught by its scenarios with the
+// declared anomalies, and every other cell passes, on every seed.
+func TestEveryCellAsDeclared(t *testing.T) {
+	seeds := seedsUnderTest(t)
+	for _, st := range design.Names() {
+		t.Run(st, func(t *testing.T) {
+			t.Parallel()
+			r := newExecutor(t)
+			for _, sc := range scenarios.Names() {
+				var cell []scenarios.Result
+				for seed := 1; seed <= seedsOf(t, sc, seeds); seed++ {
+					res, _, err := engine.Run(context.Background(), r, scenarios.Cell{Strategy: st, Scenario: sc, Seed: uint64(seed), Profile: api.IETF}, "")
+					if err != nil {
+						t.Fatalf("%s seed %d: %v", sc, seed, err)
+					}
+					if !res.AsExpected {
+						t.Errorf("%s seed %d: verdict %s anomalies %v assumptions %v; declared %v\n  %s",
+							sc, seed, res.Verdict, res.Anomalies, res.Assumptions, res.Expected, res.Repro)
+					}
+					cell = append(cell, res)
+				}
+				// a cell that must pass exercised what its scenario is about
+				// on one of its seeds at least
+				if cov := scenarios.CoverageOf(cell); len(cell[0].Expected) == 0 && cov.Of > 0 && cov.Exercised == 0 {
+					t.Errorf("%s: %s (%s): a pass would rest on nothing", sc, cov, cov.What)
+				}
+			}
+		})
+	}
+}
+
+// TestForcedRaceEverySeed: the gate makes redis-getset's race happen on every
+// seed, and the correct designs never charge twice under the same gate.
+func TestForcedRaceEverySeed(t *testing.T) {
+	cases := []struct {
+		strategy string
+		seeds    int
+		verdict  scenarios.Verdict
+	}{{"redis-getset", 50, scenarios.Fail}, {"pg-tx", 15, scenarios.Pass}, {"redis-pg-guard", 15, scenarios.Pass}}
+	for _, c := range cases {
+		t.Run(c.strategy, func(t *testing.T) {
+			t.Parallel()
+			r := newRunner(t)
+			for seed := 1; seed <= c.seeds; seed++ {
+				res, _, err := engine.Run(context.Background(), r, scenarios.Cell{Strategy: c.strategy, Scenario: "forced-race", Seed: uint64(seed)}, "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Verdict != c.verdict || (c.verdict == scenarios.Fail && res.Anomalies["double_charge"] == 0) {
+					t.Errorf("seed %d: %s %v %v; want %s", seed, res.Verdict, res.Anomalies, res.Assumptions, c.verdict)
+				}
+			}
+		})
+	}
+}
+
+// TestFailuresCarryEvidence: a failing cell names the money, the keys and
+// the attempts, and the command that re-runs it.
+func TestFailuresCarryEvidence(t *testing.T) {
+	r := newRunner(t)
+	res, _, err := engine.Run(context.Background(), r, scenarios.Cell{Strategy: "none", Scenario: "dropped-response", Seed: 3}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != scenarios.Fail || res.Overcharged <= 0 || len(res.Findings) == 0 {
+		t.Fatalf("result %+v; want a failure with money and findings", res)
+	}
+	f := res.Findings[0]
+	if f.Key == "" || len(f.Attempts) < 2 || len(f.Charges) < 2 {
+		t.Fatalf("finding %+v; want the key, its attempts and its charges", f)
+	}
+	if res.Repro != "idemchaos run --strategy none --scenario dropped-response --seed 3" {
+		t.Fatalf("repro %q", res.Repro)
+	}
+}
+
+// TestStripeProfileCells: under the stripe profile a request without a key
+// and a replayed 5xx that moved no money are allowed; the rest still holds.
+func TestStripeProfileCells(t *testing.T) {
+	r := newRunner(t)
+	for _, c := range []struct {
+		strategy, scenario string
+		verdict            scenarios.Verdict
+	}{
+		{"none", "missing-key", scenarios.Pass},
+		{"redis-cache-errors", "db-fault-mid-request", scenarios.Pass},
+		{"pg-tx", "payload-mismatch", scenarios.Pass},
+		{"pg-nofingerprint", "payload-mismatch", scenarios.Fail},
+	} {
+		res, _, err := engine.Run(context.Background(), r, scenarios.Cell{Strategy: c.strategy, Scenario: c.scenario, Seed: 2, Profile: api.Stripe}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != c.verdict || !res.AsExpected {
+			t.Errorf("%s/%s under stripe: %s (as declared: %v) %v", c.strategy, c.scenario, res.Verdict, res.AsExpected, res.Anomalies)
+		}
+	}
+}

@@ -1,0 +1,87 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/idemchaos/idemchaos/sim/client"
+	"github.com/idemchaos/idemchaos/sim/fault"
+	"github.com/idemchaos/idemchaos/sim/workload"
+	"github.com/idemchaos/idemchaos/targets/api"
+	"github.com/idemchaos/idemchaos/targets/failpoint"
+)
+
+// links are the store links where an injection's link faults land; nil
+// where a target has none.
+type links struct {
+	pg, redis *fault.Link
+	repl      *cellReplication // nil off the replicated Postgres
+}
+
+// carries reports whether an action can be carried: a delay always, a link
+// fault when its store link is there.
+func (l links) carries(a api.Action) bool {
+	switch a {
+	case api.Delay:
+		return true
+	case api.RedisCut:
+		return l.redis != nil
+	case api.StandbyLag, api.PGCrash:
+		return false // the replicated Postgres's: cellReplication.carries
+	}
+	return l.pg != nil
+}
+
+// armInjections arms on set one action per planned injection the links
+// carry, matched on the attempt id of the try that carries it (a target
+// without a link has plans without its faults: External.Skip and adapt).
+func armInjections(set *failpoint.Set, plan workload.Plan, l links) error {
+	for _, f := range plan.Faults() {
+		if f.Inject == "" {
+			continue
+		}
+		in, err := api.ParseInjection(f.Inject)
+		if err != nil {
+			return err
+		}
+		match := failpoint.Attempt(client.AttemptID(f.Op, f.Try))
+		switch {
+		case l.repl.carries(in.Action):
+			l.repl.arm(set, in, match)
+		case l.carries(in.Action):
+			set.Arm("inject", in.Point, match, l.action(in))
+		}
+	}
+	return nil
+}
+
+// action turns an injection into what runs at the failpoint. Link faults
+// heal when the request that fired them ends.
+func (l links) action(in api.Injection) failpoint.Action {
+	switch in.Action {
+	case api.Delay:
+		return func(ctx context.Context, _ failpoint.Hit) func() {
+			t := time.NewTimer(in.Arg)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+			}
+			return nil
+		}
+	case api.PGLatency:
+		return linkFault(l.pg, func(l *fault.Link) error { return l.Inject(fault.Latency, in.Arg) })
+	case api.RedisCut:
+		return linkFault(l.redis, (*fault.Link).Cut)
+	}
+	return linkFault(l.pg, (*fault.Link).Cut)
+}
+
+func linkFault(l *fault.Link, apply func(*fault.Link) error) failpoint.Action {
+	return func(context.Context, failpoint.Hit) func() {
+		if err := apply(l); err != nil {
+			return nil
+		}
+		return func() { _ = l.Heal() }
+	}
+}
