@@ -13,8 +13,12 @@ FUZZTIME_SERVERS ?= 10s
 matrix: setup
 	go run ./cmd/idemchaos matrix --seeds $(SEEDS)
 
+# The e2e module (e2e/: the deployment files, the reports in Chromium) has
+# a go.mod of its own, so k8s.io/api and chromedp stay out of the
+# library's; it tests this checkout through a replace directive.
 test: setup check
 	go test -race -count=1 -timeout 30m ./...
+	cd e2e && go test -race -count=1 -timeout 15m ./...
 	@$(MAKE) --no-print-directory fuzz
 
 # The services written for the tests (cmd/paysvc, each mistake a process of
@@ -91,7 +95,9 @@ check:
 	go vet ./...
 	go mod tidy -diff
 	cd conformance/fiber && go vet ./... && go mod tidy -diff
+	cd e2e && go vet ./... && go mod tidy -diff
 	go run $(STATICCHECK) ./...
+	cd e2e && go run $(STATICCHECK) ./...
 
 build:
 	go build -o bin/idemchaos ./cmd/idemchaos

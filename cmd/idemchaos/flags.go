@@ -26,6 +26,7 @@ type common struct {
 	shard       scenarios.Shard // --shard parsed by check; zero: the whole run
 	quiet       bool            // --quiet: no progress, no provisioning lines
 	term        termFlags       // --wide, --color, for the commands that register them
+	dryRun      bool            // --dry-run, for the commands that register it
 }
 
 func (c *common) register(fs *flag.FlagSet) {

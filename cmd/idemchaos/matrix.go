@@ -30,6 +30,7 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	c.term.register(fs)
 	workers := fs.Int("parallel", 0, "cells run at once, each on its own database (1 to 8; 0: three per CPU, 2 to 8)")
 	c.registerShard(fs, "its share of the cells, round robin in a fixed order")
+	c.registerDryRun(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -72,7 +73,11 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			cells = append(cells, cell)
 		}
 	}
+	all := cells
 	shard, cells := shardCells(c.shard, cells, stderr)
+	if c.dryRun {
+		return dryRun(stdout, "matrix", all, cells, shard, 0)
+	}
 	if err := prepareOut(c.out, len(cells)); err != nil {
 		return err
 	}

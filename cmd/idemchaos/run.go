@@ -24,6 +24,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	scFile := fs.String("scenario-file", "", "run the scenario defined in this YAML file instead (see examples/)")
 	seed := fs.Uint64("seed", 1, "root seed: the same seed gives the same plan and fault schedule")
 	c.term.register(fs)
+	c.registerDryRun(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -51,6 +52,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if err := requireName("strategy", *st, design.Names()); err != nil {
 		return err
+	}
+	cell.Strategy, cell.Replicas = *st, c.replicas
+	if c.dryRun {
+		return dryRun(stdout, "run", []scenarios.Cell{cell}, []scenarios.Cell{cell}, nil, 0)
 	}
 	if err := prepareOut(c.out, 1); err != nil {
 		return err

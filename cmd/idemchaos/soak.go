@@ -44,6 +44,12 @@ func cmdSoak(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	if cfg.c.dryRun {
+		_, err := fmt.Fprintf(stdout, "dry run: soak would run rounds of %s (%s x %s) for %s or %s%s; nothing was started\n",
+			plural(len(cfg.strategies)*len(cfg.scenarios), "cell"), targets(len(cfg.strategies), "strateg"), plural(len(cfg.scenarios), "scenario"),
+			cfg.duration, plural(cfg.maxRounds, "round"), soakShardNote(cfg))
+		return err
+	}
 	if err := prepareOut(cfg.c.out, 0); err != nil {
 		return err
 	}
@@ -78,6 +84,7 @@ func parseSoak(args []string, now time.Time) (soakConfig, error) {
 	fs.IntVar(&cfg.maxRounds, "max-rounds", soakDefaultRounds, "stop after this many rounds (1 to 1000000)")
 	fs.IntVar(&cfg.workers, "parallel", 2, "cells run at once, each on its own database (1 to 8)")
 	cfg.c.registerShard(fs, "every shard draws the same round seeds from --seed and runs every Nth round, from round K")
+	cfg.c.registerDryRun(fs)
 	if err := parse(fs, args); err != nil {
 		return cfg, err
 	}

@@ -38,7 +38,11 @@ func runTarget(ctx context.Context, c common, t targetFlags, cells []scenarios.C
 		return usageErrorf("nothing to run against %s: every scenario asked for needs the service's internals", e.Name)
 	}
 	tellSkipped(stderr, view, skipped)
+	all := runnable
 	shard, runnable := shardCells(c.shard, runnable, stderr)
+	if c.dryRun {
+		return dryRun(stdout, cmd, all, runnable, shard, len(skipped))
+	}
 	if err := prepareOut(c.out, len(runnable)); err != nil {
 		return err
 	}

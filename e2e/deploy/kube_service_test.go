@@ -1,4 +1,4 @@
-package main
+package deploy
 
 import (
 	"encoding/json"

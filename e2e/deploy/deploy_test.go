@@ -1,26 +1,20 @@
-package main
+package deploy
 
 import (
 	"bytes"
-	"context"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/idemchaos/idemchaos/scenarios"
-	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
-
-// The deployment files (Dockerfile, deploy/, examples/github-actions/,
-// action.yml) run on engines this machine does not have: no container
-// engine, no cluster, no GitHub runner. Their tests parse them strictly and
-// hand every idemchaos command line in them to the CLI's own flag sets.
 
 // repoRoot is the repository, seen from this package.
 const repoRoot = "../.."
@@ -46,94 +40,42 @@ func readRepoFile(t *testing.T, rel string) []byte {
 }
 
 // cliAccepts reports whether argv (argv[0] the idemchaos binary) is a
-// command line the CLI accepts: the subcommand exists, every flag is one of
-// its flags with a value of the flag's type, no stray argument (all checked
-// by the command's own flag set, with -h appended: parsing reads every flag
-// before it, then stops at help); then the values the CLI checks before any
-// I/O: --shard, --scenarios, --strategies, --profile and, with
-// --target-url, the whole description of the user's service. env holds the
-// environment the command line runs with (IDEMCHAOS_LEDGER_URL).
+// command line the CLI accepts, asked of the real binary: the subcommand
+// exists, every flag is one of its flags with a value of the flag's type,
+// no stray argument (checked by the command's own flag set, with -h
+// appended: parsing reads every flag before it, then stops at help); then,
+// for the commands that run cells (run, matrix, soak), everything the
+// command line names, checked by the CLI with --dry-run before any I/O:
+// --shard, --scenarios, --strategies, --profile and, with --target-url,
+// the whole description of the user's service. env holds the environment
+// the command line runs with (IDEMCHAOS_LEDGER_URL).
 func cliAccepts(argv []string, env map[string]string) error {
 	if len(argv) < 2 || filepath.Base(argv[0]) != "idemchaos" {
 		return fmt.Errorf("%q is not an idemchaos command line", argv)
 	}
-	var stderr bytes.Buffer
-	code := withoutStdout(func() int {
-		return run(context.Background(), append(slices.Clone(argv[1:]), "-h"), io.Discard, &stderr)
-	})
-	if code != exitPass {
-		return fmt.Errorf("idemchaos %s: exit %d: %s", strings.Join(argv[1:], " "), code, strings.TrimSpace(stderr.String()))
+	checks := [][]string{append(slices.Clone(argv[1:]), "-h")}
+	if slices.Contains([]string{"run", "matrix", "soak"}, argv[1]) {
+		checks = append(checks, append(slices.Clone(argv[1:]), "--dry-run"))
 	}
-	if err := cliValues(argv[1:], env); err != nil {
-		return fmt.Errorf("idemchaos %s: %v", strings.Join(argv[1:], " "), err)
+	for _, args := range checks {
+		cmd := exec.Command(binary, args...)
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.TempDir()}
+		for k, v := range env {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+		cmd.Dir = os.TempDir()
+		var stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		switch {
+		case errors.As(err, &exit):
+			return fmt.Errorf("idemchaos %s: exit %d: %s", strings.Join(args, " "), exit.ExitCode(), strings.TrimSpace(stderr.String()))
+		case err != nil:
+			return err
+		}
 	}
 	return nil
-}
-
-// withoutStdout runs f with os.Stdout on the null device: -h prints the
-// command's flags there. The tests that call it are not parallel.
-func withoutStdout(f func() int) int {
-	null, err := os.Open(os.DevNull)
-	if err != nil {
-		panic(err)
-	}
-	defer null.Close()
-	saved := os.Stdout
-	os.Stdout = null
-	defer func() { os.Stdout = saved }()
-	return f()
-}
-
-// cliValues checks the values of a parsed command line with the CLI's own
-// checks.
-func cliValues(args []string, env map[string]string) error {
-	flags, _ := flagValues(args[1:])
-	if v, ok := flags["shard"]; ok {
-		if _, err := scenarios.ParseShard(v); err != nil {
-			return err
-		}
-	}
-	if v, ok := flags["scenarios"]; ok {
-		if _, err := matrixScenarios(v, ""); err != nil {
-			return err
-		}
-	}
-	if v, ok := flags["strategies"]; ok {
-		if _, err := splitList("strategies", v, design.Names()); err != nil {
-			return err
-		}
-	}
-	if v, ok := flags["profile"]; ok {
-		if _, err := profileFlag(v); err != nil {
-			return err
-		}
-	}
-	if _, ok := flags["target-url"]; ok {
-		return targetAccepts(flags, env)
-	}
-	return nil
-}
-
-// targetAccepts builds the description of the user's service from the
-// target flags, as run and matrix do, and checks it.
-func targetAccepts(flags map[string]string, env map[string]string) error {
-	fs := flag.NewFlagSet("target", flag.ContinueOnError)
-	var t targetFlags
-	t.register(fs)
-	var args []string
-	for name, v := range flags {
-		if f := fs.Lookup(name); f != nil {
-			args = append(args, "--"+name+"="+v)
-		}
-	}
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if t.ledgerURL == "" {
-		t.ledgerURL = env[scenarios.LedgerURLEnv]
-	}
-	_, _, err := t.external()
-	return err
 }
 
 // flagValues reads --name value, --name=value and bare boolean flags from

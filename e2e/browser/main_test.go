@@ -9,7 +9,8 @@
 // dir) for a person to look at. A missing Chromium is a failure, as a
 // missing Redis or Postgres is: scripts/setup installs it.
 //
-// It holds tests only.
+// It holds tests only, in the e2e module, so that chromedp stays out of
+// the library's go.mod.
 package browser
 
 import (
