@@ -156,7 +156,7 @@ func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	cl := client.New(client.Config{Routes: d.route, Seed: c.Seed, Since: since, Policy: sc.Policy, Around: gateAround(d.gate)})
 	attempts, topUps := runStages(ctx, cl, plan, r.fund, fo.events(since), since)
 	var probes []history.Attempt
-	probes, obs.History.Quiesced, err = afterTraffic(ctx, cl, sc, plan, attempts, heal, since, c.ClaimTTL)
+	probes, obs.History.Quiesced, err = afterTraffic(ctx, cl, sc, plan, attempts, heal, since, c.ClaimTTL, c.Profile.InFlight)
 	attempts = append(attempts, probes...)
 	cl.Close()
 	closeErr := d.close() // waits for in-flight handlers: the stores are final after this
@@ -203,13 +203,15 @@ func (r *Builtin) fund(ctx context.Context, t workload.TopUp) scenarios.TopUpDon
 // the store links are healed, every key that completed gets its replay
 // probes (scenarios.ReplayPlan), and, for a scenario with Probe, once the
 // claim timeout (and a quarter) has passed since the heal, every key gets
-// one more try that must replay or execute (scenarios.ProbePlan). It
-// returns those attempts, the replay probes marked, and when the links
+// one more try that must replay or execute (scenarios.ProbePlan), and a
+// key whose probe got the in-flight status or a 5xx gets one confirming
+// probe after scenarios.ConfirmWait (scenarios.ConfirmPlan). It returns
+// those attempts, the replay probes marked, and when the links
 // healed (0 without Probe: the run has no probe phase). Every probe is a
 // single try bounded by the client's per-try timeout, so this is bounded by
 // the number of keys and the claim timeout.
 func afterTraffic(ctx context.Context, cl *client.Client, sc scenarios.Scenario, plan workload.Plan,
-	attempts []history.Attempt, heal func() error, since func() time.Duration, claim time.Duration) ([]history.Attempt, time.Duration, error) {
+	attempts []history.Attempt, heal func() error, since func() time.Duration, claim time.Duration, inFlight int) ([]history.Attempt, time.Duration, error) {
 	if err := heal(); err != nil {
 		return nil, 0, err
 	}
@@ -233,5 +235,19 @@ func afterTraffic(ctx context.Context, cl *client.Client, sc scenarios.Scenario,
 	case <-ctx.Done():
 		return out, quiesced, ctx.Err()
 	}
-	return append(out, cl.Run(ctx, scenarios.ProbePlan(plan, scenarios.NextOp(plan, replay)))...), quiesced, nil
+	probe := scenarios.ProbePlan(plan, scenarios.NextOp(plan, replay))
+	probes := cl.Run(ctx, probe)
+	out = append(out, probes...)
+	confirm := scenarios.ConfirmPlan(plan, probes, inFlight, scenarios.NextOp(plan, replay, probe))
+	if len(confirm.Ops) == 0 || ctx.Err() != nil {
+		return out, quiesced, ctx.Err()
+	}
+	pause := time.NewTimer(scenarios.ConfirmWait(claim))
+	defer pause.Stop()
+	select {
+	case <-pause.C:
+	case <-ctx.Done():
+		return out, quiesced, ctx.Err()
+	}
+	return append(out, cl.Run(ctx, confirm)...), quiesced, nil
 }

@@ -184,7 +184,7 @@ func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	cl := client.New(cfg)
 	attempts, topUps := runStages(ctx, cl, plan, r.fund(fr), nil, since)
 	var probes []history.Attempt
-	probes, obs.History.Quiesced, err = afterTraffic(ctx, cl, sc, plan, attempts, r.heal, since, c.ClaimTTL)
+	probes, obs.History.Quiesced, err = afterTraffic(ctx, cl, sc, plan, attempts, r.heal, since, c.ClaimTTL, c.Profile.InFlight)
 	attempts = append(attempts, probes...)
 	cl.Close()
 	if err := errors.Join(err, ctx.Err(), fr.close()); err != nil {

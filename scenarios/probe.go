@@ -3,6 +3,7 @@ package scenarios
 import (
 	"cmp"
 	"slices"
+	"time"
 
 	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/sim/workload"
@@ -127,6 +128,42 @@ func ProbePlan(plan workload.Plan, next int) workload.Plan {
 		probe := workload.Op{ID: next, Key: op.Key, Account: op.Account, Amount: op.Amount, Currency: op.Currency,
 			Group: -1, After: -1, MaxTries: 1, Tries: []workload.Try{{Replica: op.TryAt(1).Replica}}}
 		p.Ops = append(p.Ops, probe)
+		next++
+	}
+	return p
+}
+
+// ConfirmWait is how long after its probe a key's confirming probe goes
+// (ConfirmPlan): another claim timeout and a quarter, and at least a
+// second, in which a store connection the faults left broken is replaced
+// and a transaction they left open is rolled back.
+func ConfirmWait(claim time.Duration) time.Duration { return max(claim+claim/4, time.Second) }
+
+// ConfirmPlan has one single-try op, numbered from next, for every key
+// whose probe (an attempt of probes) was answered inFlight or with a 5xx
+// that was not a replay: a poisoned key answers its confirming probe the
+// same way, a key that was only slow to recover (a stale pooled
+// connection failing once more, a leftover transaction still holding the
+// key's lock on a loaded machine) replays or executes. The checker judges
+// such a key on its last probe. Each op goes to the replica its probe
+// went to, with the key's reference request.
+func ConfirmPlan(plan workload.Plan, probes []history.Attempt, inFlight, next int) workload.Plan {
+	ref := map[string]workload.Op{}
+	for _, op := range plan.Ops {
+		if _, ok := ref[op.Key]; op.Key != "" && !ok {
+			ref[op.Key] = op
+		}
+	}
+	var p workload.Plan
+	seen := map[string]bool{}
+	for _, a := range probes {
+		op, ok := ref[a.Key]
+		if !ok || seen[a.Key] || a.Hidden || !(a.Status == inFlight || a.Status >= 500 && !a.Replayed) {
+			continue
+		}
+		seen[a.Key] = true
+		p.Ops = append(p.Ops, workload.Op{ID: next, Key: op.Key, Account: op.Account, Amount: op.Amount, Currency: op.Currency,
+			Group: -1, After: -1, MaxTries: 1, Tries: []workload.Try{{Replica: a.Replica}}})
 		next++
 	}
 	return p

@@ -46,6 +46,42 @@ func TestProbePlanOneTryPerKey(t *testing.T) {
 	}
 }
 
+// TestConfirmPlan: a key whose probe got the in-flight status or a 5xx
+// that was not a replay gets one confirming probe, on its probe's replica,
+// with the key's reference request; a key whose probe replayed, executed,
+// was refused or got a replayed 5xx gets none.
+func TestConfirmPlan(t *testing.T) {
+	plan := workload.Plan{Ops: []workload.Op{
+		{ID: 0, Key: "busy", Account: "acct-1", Amount: 700, MaxTries: 3, After: -1, Group: -1},
+		{ID: 1, Key: "busy", Account: "acct-1", Amount: 900, MaxTries: 3, After: -1, Group: -1}, // not the reference
+		{ID: 2, Key: "failed", Account: "acct-2", Amount: 300, MaxTries: 3, After: -1, Group: -1},
+		{ID: 3, Key: "fine", MaxTries: 3, After: -1, Group: -1},
+		{ID: 4, Key: "cached", MaxTries: 3, After: -1, Group: -1},
+		{ID: 5, Key: "refused", MaxTries: 3, After: -1, Group: -1},
+	}}
+	probes := []history.Attempt{
+		{Op: 6, Key: "busy", Status: 409, Replica: 1},
+		{Op: 7, Key: "failed", Status: 503, Replica: 0},
+		{Op: 8, Key: "fine", Status: 201},
+		{Op: 9, Key: "cached", Status: 503, Replayed: true},
+		{Op: 10, Key: "refused", Status: 422},
+	}
+	p := ConfirmPlan(plan, probes, 409, 11)
+	want := []workload.Op{
+		{ID: 11, Key: "busy", Account: "acct-1", Amount: 700, Group: -1, After: -1, MaxTries: 1, Tries: []workload.Try{{Replica: 1}}},
+		{ID: 12, Key: "failed", Account: "acct-2", Amount: 300, Group: -1, After: -1, MaxTries: 1, Tries: []workload.Try{{Replica: 0}}},
+	}
+	if fmt.Sprint(p.Ops) != fmt.Sprint(want) {
+		t.Errorf("confirm plan\n%+v\nwant\n%+v", p.Ops, want)
+	}
+	if got := ConfirmWait(250 * time.Millisecond); got != time.Second {
+		t.Errorf("ConfirmWait(250ms) = %s, want at least a second", got)
+	}
+	if got := ConfirmWait(2 * time.Second); got != 2500*time.Millisecond {
+		t.Errorf("ConfirmWait(2s) = %s, want 2.5s", got)
+	}
+}
+
 func TestReplayPlanProbesCompletedKeys(t *testing.T) {
 	plan := workload.Plan{Ops: []workload.Op{
 		{ID: 0, Key: "a", Account: "acct-1", Amount: 100, Currency: "EUR", MaxTries: 3, After: -1, Group: -1},

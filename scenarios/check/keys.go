@@ -65,10 +65,10 @@ func (c *checker) checkKey(key string, atts []*history.Attempt, chs []*history.C
 			c.mismatchExecuted(key, a, ref)
 		}
 		c.keyedStatus(key, a, ref, s, pos, atts, chs)
-		if a.Status >= 500 && (a.Replayed || c.isProbe(a) && a.Fault == "" && !freshFailure(atts, pos)) {
+		if a.Status >= 500 && (a.Replayed || c.isProbe(a) && a.Fault == "" && !freshFailure(atts, pos) && !c.superseded(atts, pos)) {
 			c.cachedError(key, pos, atts, chs)
 		}
-		if !stuck && c.stuckProbe(atts, s, pos) {
+		if !stuck && c.stuckProbe(atts, s, pos) && !c.superseded(atts, pos) { // judged on the key's last probe
 			stuck = true
 		}
 	}

@@ -14,6 +14,22 @@ func (c *checker) isProbe(a *history.Attempt) bool {
 	return c.probes && a.Call >= c.probeFrom
 }
 
+// superseded reports whether atts[pos], a probe, was followed by another
+// probe of its key: the engine sends a confirming probe to a key whose
+// probe got the in-flight status or a 5xx (scenarios.ConfirmPlan), and
+// the key is judged on its last probe. A poisoned key answers both alike;
+// one that was only slow to recover (a stale pooled connection failing
+// once more, a leftover transaction still holding the key's lock on a
+// loaded machine) answers the last one.
+func (c *checker) superseded(atts []*history.Attempt, pos int) bool {
+	for _, b := range atts[pos+1:] {
+		if c.isProbe(b) && !b.Hidden {
+			return true
+		}
+	}
+	return false
+}
+
 // stuckProbe reports whether atts[pos] is a probe answered with the
 // profile's in-flight status while no other attempt of the key held the
 // claim: a 409 is legitimate while the server is serving another attempt of

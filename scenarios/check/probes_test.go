@@ -106,6 +106,21 @@ func TestStuckKey(t *testing.T) {
 		name: "clean: a crowd of concurrent probes",
 		in:   probeCrowd(false),
 	}, {
+		name: "poisoned: the confirming probe got 409 again; every 409 probe is named",
+		in: probing(input(api.IETF, ledger(),
+			att(1, 1, keyA, 500, 0, failed(503), faulted("db-cut")),
+			att(1, 2, keyA, 500, 1600, rejected(409)),
+			att(1, 3, keyA, 500, 2900, rejected(409)),
+		)),
+		counts: stuck, findings: one("a1-2", "a1-3", "a1-1"),
+	}, {
+		name: "clean: the probe got 409 (a leftover transaction still held the key), the confirming probe replays",
+		in: probing(input(api.IETF, ledger(ch("ch_1", keyA, "a1-1", 500, 1)),
+			att(1, 1, keyA, 500, 0, timedOut()),
+			att(1, 2, keyA, 500, 1600, rejected(409)),
+			att(1, 3, keyA, 500, 2900, acked(201, "ch_1", "B1"), replayed()),
+		)),
+	}, {
 		name: "clean: without a probe phase a late 409 proves nothing",
 		in: input(api.IETF, ledger(),
 			att(1, 1, keyA, 500, 0, failed(503), faulted("db-cut")),
@@ -148,6 +163,16 @@ func TestCachedError(t *testing.T) {
 			att(1, 2, keyA, 500, 1600, append([]opt{failed(503)}, o...)...),
 		))
 	}
+	// confirmed: probe503's probe got the failed attempt's 503 body, and
+	// the key's confirming probe a1-3 got o (and charged, with charged).
+	confirmed := func(charged bool, o ...opt) Input {
+		in := probe503(api.IETF, ledger(), withBody(storeDown("commit")))
+		in.History.Attempts = append(in.History.Attempts, att(1, 3, keyA, 500, 2900, o...))
+		if charged {
+			in.Ledger = ledger(ch("ch_1", keyA, "a1-3", 500, 1))
+		}
+		return in
+	}
 	cached := map[Anomaly]int{CachedError: 1}
 	one := func(attempts, charges []string) []want {
 		return []want{{CachedError, keyA, "acct_1", 0, attempts, charges}}
@@ -166,6 +191,10 @@ func TestCachedError(t *testing.T) {
 		{name: "ietf: a probe got the 503 body of the failed attempt", in: probe503(api.IETF, ledger(), withBody(storeDown("commit"))),
 			counts: cached, findings: one(ids("a1-2"), nil)},
 		{name: "ietf: a probe failed afresh, a body no attempt got", in: probe503(api.IETF, ledger(), withBody(storeDown("begin")))},
+		{name: "ietf: the probe got the failed attempt's 503 again, its confirming probe too", in: confirmed(false, failed(503), withBody(storeDown("commit"))),
+			counts: cached, findings: one(ids("a1-3"), nil)},
+		{name: "ietf: the probe got the failed attempt's 503 again (a stale connection), its confirming probe executes",
+			in: confirmed(true, acked(201, "ch_1", "B1"))},
 
 		{
 			name: "ietf: a retry got 503 during the faults, no replay header",
