@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 )
@@ -179,4 +180,19 @@ func classOfNames(names []string, pinned Class) Class {
 		}
 	}
 	return c
+}
+
+// CompareGolden compares got with the verdicts pinned in the golden file
+// at path, as Compare does; an error says the file cannot be read.
+func CompareGolden(path string, got []Verdict) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	want, err := ReadVerdicts(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return Compare(want, got), nil
 }

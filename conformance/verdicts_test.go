@@ -1,6 +1,8 @@
 package conformance_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -107,4 +109,31 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// TestCompareGolden: the golden file is read and compared as Compare
+// does; an unreadable or malformed file is an error naming it.
+func TestCompareGolden(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "verdicts.golden")
+	got := []conformance.Verdict{{Row: "pg-tx.ietf", Scenario: "missing-key", Class: conformance.Pass}}
+	if err := os.WriteFile(path, []byte("# pinned\npg-tx.ietf missing-key: pass\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if diff, err := conformance.CompareGolden(path, got); err != nil || len(diff) != 0 {
+		t.Errorf("same verdicts: %v, %v", diff, err)
+	}
+	got[0].Class = conformance.BreaksMoney
+	if diff, err := conformance.CompareGolden(path, got); err != nil || len(diff) != 2 {
+		t.Errorf("a changed verdict: %v, %v", diff, err)
+	}
+	if _, err := conformance.CompareGolden(filepath.Join(dir, "absent"), got); err == nil {
+		t.Error("a missing golden file compared")
+	}
+	if err := os.WriteFile(path, []byte("nonsense\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conformance.CompareGolden(path, got); err == nil || !strings.Contains(err.Error(), path+": line 1") {
+		t.Errorf("a malformed golden file: %v", err)
+	}
 }

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/idemchaos/idemchaos/sim/client"
@@ -80,6 +81,15 @@ func Names() []string {
 	}
 	return out
 }
+
+// soakNames is a soak's default scenario set: the seeded retry storm and
+// every scenario whose faults or timing change with the seed.
+var soakNames = []string{"retry-storm", "dropped-response", "db-fault-mid-request", "redis-fault-after-commit",
+	"slow-charge", "client-timeout-retry", "replica-fanout", "concurrent-duplicates"}
+
+// SoakNames lists a soak's default scenarios, in the order a soak runs
+// them.
+func SoakNames() []string { return slices.Clone(soakNames) }
 
 // BuiltinOnly reports whether the scenario runs only against a built-in
 // strategy: on replicated stores the harness starts, kills and crashes

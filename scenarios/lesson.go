@@ -26,6 +26,11 @@ var hiddenLessons = []HiddenLesson{
 		"without a key layer"},
 }
 
+// HTTPResendStrategies are the strategies the net/http lesson runs, in
+// order: without a key layer the hidden re-send charges twice, with the
+// reference one it replays.
+func HTTPResendStrategies() []string { return []string{"none", "pg-tx"} }
+
 // HiddenLessons lists the hidden-retry lessons.
 func HiddenLessons() []HiddenLesson { return slices.Clone(hiddenLessons) }
 

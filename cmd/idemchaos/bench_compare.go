@@ -6,7 +6,6 @@ import (
 	"go/build"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 
 	"github.com/idemchaos/idemchaos/engine/compare"
@@ -97,17 +96,11 @@ func writeCompare(jsonFile string, rep results.Comparison, stdout io.Writer) err
 
 // findTool finds a load tool on PATH or in one of dirs.
 func findTool(name string, dirs []string) (string, error) {
-	if p, err := exec.LookPath(name); err == nil {
-		return p, nil
+	p, err := compare.FindTool(name, dirs)
+	if err != nil {
+		return "", envError(err)
 	}
-	for _, d := range dirs {
-		p := filepath.Join(d, name)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			return p, nil
-		}
-	}
-	return "", envError(fmt.Errorf("bench --compare needs %s: install it (Debian: apt-get install %s), or run scripts/setup --bench",
-		name, map[string]string{"pgbench": "postgresql-contrib", "wrk": "wrk"}[name]))
+	return p, nil
 }
 
 // vegetaPath is vegeta's path, "" when it is not installed: the

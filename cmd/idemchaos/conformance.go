@@ -97,7 +97,7 @@ func cmdConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 
 // finish writes the run's table, findings and verdicts and judges them.
 func (f *conformanceFlags) finish(plan conform.Plan, doc results.Document, args []string, took time.Duration, stdout, stderr io.Writer) error {
-	table := conformance.NewTable(f.rowSpecs(plan), plan.Scenarios, len(plan.Seeds), doc.Results, doc.Skipped)
+	table := conformance.NewTable(plan.RowSpecs(), plan.Scenarios, len(plan.Seeds), doc.Results, doc.Skipped)
 	if err := f.write(doc, table, args, took); err != nil {
 		return err
 	}
@@ -176,30 +176,16 @@ func (f *conformanceFlags) verdict(table conformance.Table, stderr io.Writer) er
 		code = exitViolated
 	}
 	if f.golden != "" {
-		g, err := os.Open(f.golden)
+		diff, err := conformance.CompareGolden(f.golden, table.Verdicts())
 		if err != nil {
 			return usageErrorf("--golden: %v", err)
 		}
-		defer g.Close()
-		want, err := conformance.ReadVerdicts(g)
-		if err != nil {
-			return usageErrorf("--golden %s: %v", f.golden, err)
-		}
-		if diff := conformance.Compare(want, table.Verdicts()); len(diff) > 0 {
+		if len(diff) > 0 {
 			fmt.Fprintf(stderr, "verdicts changed from %s:\n%s\n", f.golden, strings.Join(diff, "\n"))
 			code = exitViolated
 		}
 	}
 	return verdictExit(code)
-}
-
-// rowSpecs are the plan's rows as the table names them.
-func (f *conformanceFlags) rowSpecs(p conform.Plan) []conformance.RowSpec {
-	out := make([]conformance.RowSpec, len(p.Rows))
-	for i, r := range p.Rows {
-		out[i] = conformance.RowSpec{Target: r.Target, Profile: r.Profile.Name}
-	}
-	return out
 }
 
 // plan reads the flags into the run's plan.

@@ -144,7 +144,7 @@ func demoLesson(ctx context.Context, name string, c common, view reports.View, s
 // pg-tx.
 func httpLesson(ctx context.Context, b *engine.Builtin, view reports.View, stdout io.Writer) (bool, error) {
 	var runs []scenarios.HTTPResend
-	for _, st := range []string{"none", "pg-tx"} {
+	for _, st := range scenarios.HTTPResendStrategies() {
 		r, err := b.HTTPResendLesson(ctx, st)
 		if err != nil {
 			return false, envError(err)

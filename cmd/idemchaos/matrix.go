@@ -171,6 +171,14 @@ func newProgress(w io.Writer, total int, quiet bool) *progress {
 	return &progress{w: w, total: total, tty: tty, quiet: quiet, lat: results.NewLatencies(), statuses: map[int]int{}}
 }
 
+// setTotal says how many cells the run now plans (measuring a user's
+// service can move some out).
+func (p *progress) setTotal(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.total = n
+}
+
 // Start shows the cell that starts.
 func (p *progress) Start(c scenarios.Cell) {
 	p.mu.Lock()

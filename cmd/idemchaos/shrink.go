@@ -13,9 +13,7 @@ import (
 	"github.com/idemchaos/idemchaos/engine"
 	"github.com/idemchaos/idemchaos/engine/shrink"
 	"github.com/idemchaos/idemchaos/reports"
-	"github.com/idemchaos/idemchaos/results/rundir"
 	"github.com/idemchaos/idemchaos/scenarios"
-	"github.com/idemchaos/idemchaos/scenarios/check"
 	"github.com/idemchaos/idemchaos/scenarios/narrate"
 	"github.com/idemchaos/idemchaos/scenarios/spec"
 	"github.com/idemchaos/idemchaos/targets/strategy/design"
@@ -133,19 +131,14 @@ func shrinkCell(dir string, f shrinkFlags, t targetFlags) (shrink.Config, error)
 	if f.strategy != "" || f.scenario != "" || f.scenarioFile != "" {
 		return shrink.Config{}, usageErrorf("shrink: DIR or --strategy/--scenario: give one")
 	}
-	cellDir, err := failingCell(dir)
+	cfg, cellDir, err := shrink.Saved(dir)
 	if err != nil {
-		return shrink.Config{}, usageErrorf("shrink: %v", err)
+		return cfg, usageErrorf("shrink: %v", err)
 	}
-	rec, res, err := rundir.ReadRecord(cellDir)
-	if err != nil {
-		return shrink.Config{}, usageErrorf("shrink: %s: %v", cellDir, err)
-	}
-	cfg := shrink.Config{Cell: rec.Cell, Plan: &rec.Plan, Anomaly: keptAnomaly(res)}
 	switch {
-	case rec.Cell.Target != nil && !t.set():
+	case cfg.Cell.Target != nil && !t.set():
 		return cfg, usageErrorf("shrink: %s ran against a service: give its --target-url and --ledger-url again", cellDir)
-	case rec.Cell.Target != nil:
+	case cfg.Cell.Target != nil:
 		e, _, err := t.external()
 		if err != nil {
 			return cfg, err
@@ -178,39 +171,6 @@ func flagCell(f shrinkFlags, t targetFlags) (shrink.Config, error) {
 	}
 	cell.Strategy = f.strategy
 	return shrink.Config{Cell: cell}, nil
-}
-
-// failingCell is dir when it is a finished cell's directory, else the
-// first cell of the run in dir that failed.
-func failingCell(dir string) (string, error) {
-	if rundir.Complete(dir) {
-		return dir, nil
-	}
-	results, err := rundir.Finished(dir)
-	if err != nil {
-		return "", err
-	}
-	for _, r := range results {
-		if r.Verdict == scenarios.Fail {
-			return cellDirOf(dir, r), nil
-		}
-	}
-	return "", fmt.Errorf("%s holds no failing cell: nothing to shrink", dir)
-}
-
-func cellDirOf(root string, r scenarios.Result) string {
-	return rundir.CellDir(root, scenarios.Cell{Strategy: r.Strategy, Scenario: r.Scenario, Seed: r.Seed})
-}
-
-// keptAnomaly is the anomaly a saved failing cell shows that the shrink
-// keeps: double charge if it shows one, else the first in the checker's order.
-func keptAnomaly(r scenarios.Result) check.Anomaly {
-	for _, a := range append([]check.Anomaly{check.DoubleCharge}, check.Anomalies()...) {
-		if r.Anomalies[a] > 0 {
-			return a
-		}
-	}
-	return ""
 }
 
 // shrinkExecutor opens the stores (a built-in strategy) or the service.

@@ -13,11 +13,6 @@ import (
 	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
 
-// soakScenarios is a soak's default scenario set: the seeded retry storm and
-// every scenario whose faults or timing change with the seed.
-var soakScenarios = []string{"retry-storm", "dropped-response", "db-fault-mid-request", "redis-fault-after-commit",
-	"slow-charge", "client-timeout-retry", "replica-fanout", "concurrent-duplicates"}
-
 // Bounds of a soak.
 const (
 	soakDefaultDuration = 2 * time.Minute
@@ -78,7 +73,7 @@ func parseSoak(args []string, now time.Time) (soakConfig, error) {
 	var cfg soakConfig
 	cfg.c.register(fs)
 	sts := fs.String("strategies", "", "comma-separated strategies (default: all)")
-	scs := fs.String("scenarios", "", "comma-separated scenarios (default: "+strings.Join(soakScenarios, ",")+")")
+	scs := fs.String("scenarios", "", "comma-separated scenarios (default: "+strings.Join(scenarios.SoakNames(), ",")+")")
 	root := fs.Uint64("seed", 0, "root seed the round seeds derive from (default: from the clock, printed at start)")
 	fs.DurationVar(&cfg.duration, "duration", soakDefaultDuration, "stop starting cells after this long (1s to 24h)")
 	fs.IntVar(&cfg.maxRounds, "max-rounds", soakDefaultRounds, "stop after this many rounds (1 to 1000000)")
@@ -96,7 +91,7 @@ func parseSoak(args []string, now time.Time) (soakConfig, error) {
 		return cfg, err
 	}
 	if strings.TrimSpace(*scs) == "" {
-		*scs = strings.Join(soakScenarios, ",")
+		*scs = strings.Join(scenarios.SoakNames(), ",")
 	}
 	if cfg.scenarios, err = splitList("scenarios", *scs, scenarios.Names()); err != nil {
 		return cfg, err

@@ -51,7 +51,7 @@ func TestSoakCorrectStrategyFindsNothing(t *testing.T) {
 		t.Fatalf("document: command %q, %d results", doc.Command, len(doc.Results))
 	}
 	for _, r := range doc.Results {
-		if r.Strategy != "pg-tx" || r.Verdict != scenarios.Pass || !contains(soakScenarios, r.Scenario) {
+		if r.Strategy != "pg-tx" || r.Verdict != scenarios.Pass || !contains(scenarios.SoakNames(), r.Scenario) {
 			t.Errorf("%s / %s seed %d: %s %v", r.Strategy, r.Scenario, r.Seed, r.Verdict, r.Anomalies)
 		}
 	}
@@ -122,10 +122,10 @@ func TestSoakUsageErrorsExit2WithOneLine(t *testing.T) {
 
 func TestSoakHelpNamesTheDefaultScenarios(t *testing.T) {
 	o := cli(t, "soak", "-h")
-	if o.code != exitPass || !strings.Contains(o.stdout, strings.Join(soakScenarios, ",")) {
+	if o.code != exitPass || !strings.Contains(o.stdout, strings.Join(scenarios.SoakNames(), ",")) {
 		t.Fatalf("exit %d\n%s", o.code, o.stdout)
 	}
-	for _, name := range soakScenarios {
+	for _, name := range scenarios.SoakNames() {
 		if _, err := scenarios.Lookup(name); err != nil {
 			t.Error(err)
 		}

@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/idemchaos/idemchaos/engine"
 	"github.com/idemchaos/idemchaos/reports"
 	"github.com/idemchaos/idemchaos/results"
-	"github.com/idemchaos/idemchaos/results/rundir"
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/targets/api"
 )
@@ -30,7 +28,7 @@ func runTarget(ctx context.Context, c common, t targetFlags, cells []scenarios.C
 	for i := range cells {
 		cells[i].Target, cells[i].Strategy = &e, e.Name
 	}
-	runnable, skipped := splitSkipped(cells)
+	runnable, skipped := engine.SplitSkipped(cells)
 	switch {
 	case len(runnable) == 0 && len(skipped) == 1:
 		return usageErrorf("scenario %s cannot run against %s: it %s", skipped[0].Scenario, e.Name, skipped[0].Reason)
@@ -54,28 +52,24 @@ func runTarget(ctx context.Context, c common, t targetFlags, cells []scenarios.C
 		return err
 	}
 	defer svc.Close()
-	runnable, late, err := measure(ctx, svc, runnable, stderr)
-	if err != nil {
-		return envError(err)
-	}
-	tellSkipped(stderr, view, late)
-	skipped = append(skipped, late...)
-	if len(runnable) == 0 {
-		return usageErrorf("scenario %s cannot run against %s: %s", late[0].Scenario, e.Name, late[0].Reason)
-	}
-	if err := replan(c.out, len(late), len(runnable)); err != nil {
-		return err
-	}
 	started := time.Now()
 	prog := newProgress(stderr, len(runnable), c.quiet || cmd == "run")
-	// one cell at a time: store faults hit every request of the service
-	rs, err := engine.RunAll(ctx, []engine.Executor{svc}, runnable, engine.Batch{Out: c.out, Watch: prog})
+	out, err := engine.RunService(ctx, svc, runnable, engine.ServiceBatch{Out: c.out, Log: stderr, Watch: prog,
+		Moved: func(late []results.Skip, left int) {
+			tellSkipped(stderr, view, late)
+			prog.setTotal(left)
+		}})
 	prog.done()
-	if err != nil {
+	var bad *engine.BadInputError
+	switch {
+	case errors.As(err, &bad):
+		return usageErrorf("%v", err)
+	case err != nil:
 		return envError(err)
 	}
+	rs := out.Results
+	skipped = append(skipped, out.Skipped...)
 	noteUndocumented(stderr, op, prog.statuses)
-	rs = scenarios.Cover(rs)
 	doc := results.NewDocument(rs, prog.lat, cmd, started)
 	doc.Skipped, doc.Shard = skipped, shard
 	if err := writeOutput(c, stdout, doc, func(w io.Writer) error {
@@ -93,67 +87,12 @@ func runTarget(ctx context.Context, c common, t targetFlags, cells []scenarios.C
 	return verdictExit(targetExit(rs))
 }
 
-// splitSkipped separates the cells that can run from those that cannot; a
-// cell that adapts to the service's charge time runs if the rest of it
-// can, until measure says otherwise.
-func splitSkipped(cells []scenarios.Cell) ([]scenarios.Cell, []results.Skip) {
-	var run []scenarios.Cell
-	var skipped []results.Skip
-	seen := map[string]bool{}
-	for _, c := range cells {
-		if c.NeedsTiming() && c.Timing == nil {
-			c.Timing = &scenarios.Timing{Charge: time.Hour} // slow enough: the rest of the cell decides
-		}
-		_, _, err := scenarios.Prepare(c)
-		var skip *scenarios.SkipError
-		if errors.As(err, &skip) {
-			if !seen[skip.Scenario] {
-				seen[skip.Scenario] = true
-				skipped = append(skipped, results.Skip{Strategy: c.Strategy, Scenario: skip.Scenario, Reason: skip.Reason})
-			}
-			continue
-		}
-		run = append(run, c)
-	}
-	return run, skipped
-}
-
-// measure times the service's charge (every run against it is judged
-// with it), gives the cells the timing, and moves out those it cannot run
-// (a charge too fast to time a client out inside it). A service it cannot
-// measure fails the run only if a cell adapts to the timing; the others
-// show why in their own verdicts.
-func measure(ctx context.Context, svc *engine.Service, cells []scenarios.Cell, log io.Writer) ([]scenarios.Cell, []results.Skip, error) {
-	timing, err := svc.Timing(ctx)
-	switch {
-	case err != nil && (ctx.Err() != nil || slices.ContainsFunc(cells, scenarios.Cell.NeedsTiming)):
-		return nil, nil, err
-	case err != nil:
-		fmt.Fprintf(log, "not measured: %v\n", err)
-		return cells, nil, nil
-	}
-	fmt.Fprintf(log, "measured: a charge takes %s (median of %d, %s)\n", scenarios.ShortDuration(timing.Charge), len(timing.Samples), samplesText(timing.Samples))
-	for i := range cells {
-		cells[i].Timing = timing
-	}
-	run, skipped := splitSkipped(cells)
-	return run, skipped, nil
-}
-
 // tellSkipped says, wrapped at the view's width, which scenarios cannot
 // run and why.
 func tellSkipped(w io.Writer, view reports.View, skipped []results.Skip) {
 	for _, s := range skipped {
 		fmt.Fprint(w, reports.Wrap("skipped "+s.Scenario+": ", "  ", s.Reason, view.Width))
 	}
-}
-
-func samplesText(ds []time.Duration) string {
-	parts := make([]string, len(ds))
-	for i, d := range ds {
-		parts[i] = d.Round(100 * time.Microsecond).String()
-	}
-	return strings.Join(parts, " ")
 }
 
 // targetExit: a user's service must pass everything: 1 on any failure,
@@ -215,16 +154,4 @@ func ledgerHint(info engine.LedgerInfo) string {
 		return ""
 	}
 	return "add " + strings.Join(cols, " and ") + " to --ledger-query: " + strings.Join(gains, ", ")
-}
-
-// replan records again how many cells the run is to run, when measuring
-// the service moved some out.
-func replan(out string, moved, n int) error {
-	if out == "" || moved == 0 {
-		return nil
-	}
-	if err := rundir.WritePlanned(out, n); err != nil {
-		return usageErrorf("--out: %v", err)
-	}
-	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/idemchaos/idemchaos/conformance"
 	"github.com/idemchaos/idemchaos/engine"
 	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/scenarios"
@@ -183,4 +184,13 @@ func newRunID() string {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// RowSpecs are the plan's rows as the conformance table names them.
+func (p Plan) RowSpecs() []conformance.RowSpec {
+	out := make([]conformance.RowSpec, len(p.Rows))
+	for i, r := range p.Rows {
+		out[i] = conformance.RowSpec{Target: r.Target, Profile: r.Profile.Name}
+	}
+	return out
 }

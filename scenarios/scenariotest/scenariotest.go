@@ -155,10 +155,20 @@ func Check(ctx context.Context, t Target, scenario string) (scenarios.Result, er
 	}
 	defer svc.Close()
 	seed := max(t.Seed, 1)
-	cell := scenarios.Cell{Scenario: scenario, Seed: seed, Profile: t.Profile, Target: &e}
-	res, _, err := engine.Run(ctx, svc, cell, "")
+	cells, skipped := engine.SplitSkipped([]scenarios.Cell{{Scenario: scenario, Seed: seed, Profile: t.Profile, Target: &e, Strategy: e.Name}})
+	if len(skipped) > 0 {
+		return scenarios.Result{}, &scenarios.SkipError{Scenario: skipped[0].Scenario, Reason: skipped[0].Reason}
+	}
+	out, err := engine.RunService(ctx, svc, cells, engine.ServiceBatch{})
+	switch {
+	case len(out.Skipped) > 0:
+		return scenarios.Result{}, &scenarios.SkipError{Scenario: out.Skipped[0].Scenario, Reason: out.Skipped[0].Reason}
+	case err != nil:
+		return scenarios.Result{}, err
+	}
+	res := out.Results[0]
 	res.Repro = fmt.Sprintf("set Target.Seed = %d and run scenario %s again", seed, scenario)
-	return res, err
+	return res, nil
 }
 
 func (t Target) external(url string) (scenarios.External, error) {
