@@ -1,4 +1,4 @@
-# idemchaos as a container image (README: CI and beyond one machine).
+# idemchaos as a container image (docs/ci.md).
 # Build from the repository root:
 #   docker build -t idemchaos/idemchaos:local .                # the CLI with Redis and PostgreSQL inside
 #   docker build --target slim -t idemchaos/idemchaos:slim .   # the CLI alone, for external stores

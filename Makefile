@@ -8,7 +8,7 @@ SEEDS ?= 1
 FUZZTIME ?= 5s
 FUZZTIME_SERVERS ?= 10s
 
-.PHONY: matrix test check setup build fuzz test-services-long test-long test-failover-long conformance bench-compare matrix-stress
+.PHONY: matrix test check setup build docs fuzz test-services-long test-long test-failover-long conformance bench-compare matrix-stress
 
 matrix: setup
 	go run ./cmd/idemchaos matrix --seeds $(SEEDS)
@@ -101,6 +101,11 @@ check:
 
 build:
 	go build -o bin/idemchaos ./cmd/idemchaos
+
+# docs/catalog.md, generated from the code (reports.TestCatalogDoc fails
+# until it is regenerated after a catalog change).
+docs:
+	go run ./cmd/idemchaos list --markdown > docs/catalog.md
 
 setup:
 	@scripts/setup

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// The layering of idemchaos is its one-way data flow (README: layout):
+// The layering of idemchaos is its one-way data flow (docs/layout.md):
 //
 //	scenario -> plan -> clients -> targets -> stores
 //	history + ledger -> checker -> results -> renderers

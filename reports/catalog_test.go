@@ -1,10 +1,13 @@
 package reports
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
 
 // TestOwnServiceLineSaysWhatEachNeeds: idemchaos list's line for a user's
@@ -44,6 +47,29 @@ func TestOwnServiceLineSaysWhatEachNeeds(t *testing.T) {
 			if at < help || at > protocol {
 				t.Errorf("%s not listed with the proxies and TTLs", name)
 			}
+		}
+	}
+}
+
+// TestCatalogDoc: docs/catalog.md is what the code says (the strategies,
+// scenarios, anomalies and profiles); regenerate it with the command it
+// names.
+func TestCatalogDoc(t *testing.T) {
+	var b strings.Builder
+	if err := WriteCatalogMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("..", "docs", "catalog.md")
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("%s differs from what the code says; regenerate it: %s", path, CatalogCommand)
+	}
+	for _, s := range design.Names() {
+		if !strings.Contains(b.String(), "| `"+s+"` |") {
+			t.Errorf("the catalog lacks strategy %s", s)
 		}
 	}
 }

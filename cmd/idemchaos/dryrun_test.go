@@ -51,3 +51,15 @@ func TestDryRun(t *testing.T) {
 		}
 	}
 }
+
+// TestListMarkdownWritesTheCatalogDoc: the command docs/catalog.md names
+// writes it, byte for byte.
+func TestListMarkdownWritesTheCatalogDoc(t *testing.T) {
+	want, err := os.ReadFile(filepath.Join("..", "..", "docs", "catalog.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := cliEnv(t, nil, "list", "--markdown"); o.code != exitPass || o.stdout != string(want) {
+		t.Errorf("list --markdown: exit %d, %d bytes; docs/catalog.md has %d (make docs regenerates it)\n%s", o.code, len(o.stdout), len(want), o.stderr)
+	}
+}

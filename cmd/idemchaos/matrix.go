@@ -116,7 +116,7 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // defaultParallel is how many cells the matrix runs at once by default
 // (--parallel 0): a cell spends most of its time waiting (delays, TTLs,
 // faults, probes), so three per CPU, between 2 and 8. Measured on 2 CPUs
-// (README): 6 at once take 0.19 of the cells' summed time where 2 took
+// (docs/matrix.md): 6 at once take 0.19 of the cells' summed time where 2 took
 // 0.52, and a 3-seed matrix at 6 under 3x CPU oversubscription
 // (make matrix-stress) had every one of its 720 runs as declared.
 func defaultParallel(cpus int) int { return min(8, max(2, 3*cpus)) }

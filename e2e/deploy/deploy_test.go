@@ -63,7 +63,7 @@ func cliAccepts(argv []string, env map[string]string) error {
 		for k, v := range env {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
-		cmd.Dir = os.TempDir()
+		cmd.Dir = repoRoot // files a command line names are the repository's
 		var stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = io.Discard, &stderr
 		err := cmd.Run()

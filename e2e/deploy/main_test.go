@@ -4,8 +4,9 @@
 // no cluster, no GitHub runner. The files are parsed strictly (the
 // Kubernetes manifests into k8s.io/api's types, as `kubectl apply
 // --validate=strict` would), their shell steps run against a stand-in
-// idemchaos, and every idemchaos command line in them is handed to the
-// real binary, built from this checkout.
+// idemchaos, and every idemchaos command line in them, and every one the
+// README and docs/ show, is handed to the real binary, built from this
+// checkout.
 //
 // It holds tests only, in a module of its own, so that k8s.io/api stays
 // out of the library's go.mod.
@@ -19,7 +20,7 @@ import (
 	"testing"
 )
 
-// The exit codes idemchaos documents (README: exit codes).
+// The exit codes idemchaos documents (docs/runs.md: exit codes).
 const (
 	exitPass         = 0
 	exitViolated     = 1

@@ -18,17 +18,18 @@ import (
 var deployFiles = []string{"Dockerfile", composeFile, indexedJobFile, mergeJobFile, inClusterFile,
 	"action.yml", shardedWorkflow, ownServiceWorkflow}
 
-// readmeSection is the README's "CI and beyond one machine".
-func readmeSection(t *testing.T) string {
+// ciPage is the page "CI and beyond one machine" (docs/ci.md).
+func ciPage(t *testing.T) string {
 	t.Helper()
-	readme := string(readRepoFile(t, "README.md"))
-	_, section, ok := strings.Cut(readme, "\n## CI and beyond one machine\n")
-	if !ok {
-		t.Fatal("README: no section CI and beyond one machine")
+	page := string(readRepoFile(t, ciDoc))
+	if !strings.HasPrefix(page, "# CI and beyond one machine\n") {
+		t.Fatalf("%s: not the page CI and beyond one machine", ciDoc)
 	}
-	section, _, _ = strings.Cut(section, "\n## ")
-	return section
+	return page
 }
+
+// ciDoc is the page that shows the deployment files.
+const ciDoc = "docs/ci.md"
 
 // fencedBlocks are the ``` blocks of text, each as its lines.
 func fencedBlocks(text string) [][]string {
@@ -49,11 +50,11 @@ func fencedBlocks(text string) [][]string {
 	return out
 }
 
-// TestReadmeDeploySnippets: a README snippet whose first line names a
+// TestReadmeDeploySnippets: a snippet of docs/ci.md whose first line names a
 // file (# deploy/compose.yaml) is an excerpt of that file, line for line.
 func TestReadmeDeploySnippets(t *testing.T) {
 	excerpts := 0
-	for _, block := range fencedBlocks(readmeSection(t)) {
+	for _, block := range fencedBlocks(ciPage(t)) {
 		name, ok := strings.CutPrefix(block[0], "# ")
 		if !ok || !slices.Contains(deployFiles, name) {
 			continue
@@ -66,11 +67,11 @@ func TestReadmeDeploySnippets(t *testing.T) {
 			found = slices.Equal(lines[i:i+len(body)], body)
 		}
 		if !found {
-			t.Errorf("README: the snippet of %s is not in the file:\n%s", name, strings.Join(body, "\n"))
+			t.Errorf(ciDoc+": the snippet of %s is not in the file:\n%s", name, strings.Join(body, "\n"))
 		}
 	}
 	if excerpts < 8 {
-		t.Errorf("README: %d excerpts of the deployment files; want the workflow, action, image, compose and Kubernetes ones", excerpts)
+		t.Errorf(ciDoc+": %d excerpts of the deployment files; want the workflow, action, image, compose and Kubernetes ones", excerpts)
 	}
 }
 
@@ -78,20 +79,20 @@ func TestReadmeDeploySnippets(t *testing.T) {
 // (#   docker build ...), unlike prose.
 var userCommand = regexp.MustCompile(`^(?:#\s{2,})?((?:[A-Z_]+=\S+ )?(?:idemchaos|docker|kubectl) .*)$`)
 
-// userCommands are the command lines of the README section (indented code
+// userCommands are the command lines of docs/ci.md (indented code
 // and sh blocks) and of the deployment files' comments, continuation lines
 // joined.
 func userCommands(t *testing.T) []string {
 	t.Helper()
 	var texts [][]string
 	var indented []string
-	for _, line := range strings.Split(readmeSection(t), "\n") {
+	for _, line := range strings.Split(ciPage(t), "\n") {
 		if code, ok := strings.CutPrefix(line, "    "); ok {
 			indented = append(indented, code)
 		}
 	}
 	texts = append(texts, indented)
-	texts = append(texts, fencedBlocks(readmeSection(t))...)
+	texts = append(texts, fencedBlocks(ciPage(t))...)
 	for _, f := range deployFiles {
 		var comments []string
 		for _, line := range strings.Split(string(readRepoFile(t, f)), "\n") {
@@ -120,7 +121,7 @@ func userCommands(t *testing.T) []string {
 }
 
 // TestReadmeDeployCommands: the docker, kubectl and idemchaos commands the
-// README and the files' headers show, run by bash with fakes, name the
+// docs/ci.md and the files' headers show, run by bash with fakes, name the
 // images the Dockerfile builds with the stage that builds them, files that
 // exist, Jobs the manifests define, and idemchaos command lines the CLI
 // accepts.
@@ -155,7 +156,7 @@ func TestReadmeDeployCommands(t *testing.T) {
 	for key, min := range map[string]int{"docker build": 4, "docker run": 3, "docker compose": 4, "idemchaos matrix": 3, "idemchaos merge": 1,
 		"kubectl apply": 3, "kubectl wait": 3, "kubectl logs": 3} {
 		if seen[key] < min {
-			t.Errorf("%d commands %q in the README and the files' headers; want at least %d (commands found: %q)", seen[key], key, min, lines)
+			t.Errorf("%d commands %q in "+ciDoc+" and the files' headers; want at least %d (commands found: %q)", seen[key], key, min, lines)
 		}
 	}
 }

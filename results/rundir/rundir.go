@@ -5,7 +5,7 @@
 // leaves a half-written file that a reader mistakes for a whole one.
 //
 // It sits beside package results, below the engine and the renderers.
-// The directory layout is documented (README: saving, re-checking and
+// The directory layout is documented (docs/runs.md: saving, re-checking and
 // reporting a run) and kept readable by later releases; this package's Go
 // API is not stable.
 package rundir
