@@ -40,6 +40,8 @@ type Service struct {
 	timingMu  sync.Mutex
 	timing    *scenarios.Timing // measured once, by Timing
 	timingErr error
+
+	answers atomic.Int64 // HTTP answers the service gave this Service's runs, measuring included
 }
 
 // LedgerInfo says what a ledger's rows name besides key, account and amount.
@@ -104,7 +106,8 @@ func (r *Service) Execute(ctx context.Context, c scenarios.Cell, plan workload.P
 	start := time.Now()
 	obs, err := r.execute(ctx, c, sc, plan)
 	if err == nil {
-		err = answered(obs, r.target.URLs)
+		err = answered(obs, r.target.URLs, r.answers.Load())
+		r.answers.Add(int64(countAnswers(obs.History.Attempts)))
 	}
 	if err != nil {
 		return scenarios.Record{}, fmt.Errorf("run %s/%s: %w", c.Strategy, c.Scenario, err)
@@ -138,19 +141,32 @@ func (r *Service) reachable(ctx context.Context) error {
 // HTTP answer and the ledger holds no charge under the run's keys: the
 // service takes connections but does nothing. A service that charged
 // (the run's keys are fresh: those charges are its own work) but answered
-// nothing in time is judged like any other. (Target URLs carry no
-// password: External.Check refuses one.)
-func answered(obs scenarios.Observation, urls []string) error {
-	for _, a := range obs.History.Attempts {
-		if a.Status != 0 {
-			return nil
-		}
-	}
-	if len(obs.Ledger.Charges) > 0 {
+// nothing in time is judged like any other. before is how many answers
+// the service gave earlier runs: the error then says what this run saw,
+// not that the service may be down. (Target URLs carry no password:
+// External.Check refuses one.)
+func answered(obs scenarios.Observation, urls []string, before int64) error {
+	if countAnswers(obs.History.Attempts) > 0 || len(obs.Ledger.Charges) > 0 {
 		return nil
+	}
+	if before > 0 {
+		return fmt.Errorf("no answer and no charge: none of the %d requests got an HTTP answer from %s within the client's timeout, "+
+			"and the ledger holds no charge under the run's keys, though the service answered %d requests before",
+			len(obs.History.Attempts), strings.Join(urls, ", "), before)
 	}
 	return fmt.Errorf("target never answered: none of the %d requests got an HTTP answer from %s; is it an HTTP service, and is it up?",
 		len(obs.History.Attempts), strings.Join(urls, ", "))
+}
+
+// countAnswers counts the attempts that got an HTTP answer.
+func countAnswers(atts []history.Attempt) int {
+	n := 0
+	for _, a := range atts {
+		if a.Status != 0 {
+			n++
+		}
+	}
+	return n
 }
 
 func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Scenario, plan workload.Plan) (scenarios.Observation, error) {
@@ -182,19 +198,23 @@ func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 		cfg.Around = r.around(&injected, lat)
 	}
 	cl := client.New(cfg)
+	defer cl.Close()
 	attempts, topUps := runStages(ctx, cl, plan, r.fund(fr), nil, since)
 	var probes []history.Attempt
 	probes, obs.History.Quiesced, err = afterTraffic(ctx, cl, sc, plan, attempts, r.heal, since, c.ClaimTTL, c.Profile.InFlight)
 	attempts = append(attempts, probes...)
-	cl.Close()
-	if err := errors.Join(err, ctx.Err(), fr.close()); err != nil {
+	if err := errors.Join(err, ctx.Err()); err != nil {
 		return obs, err
 	}
 	obs.History.Seed, obs.History.Attempts = c.Seed, attempts
 	obs.History.ClaimTimeout, obs.History.KeyTTL = c.ClaimTTL, c.KeyTTL
 	obs.Injected, obs.TopUps = int(injected.Load()), topUps
 	last := since()
-	charges, stable, err := r.settle(ctx, keys, ackedKeys(attempts), settleFloor(plan))
+	charges, stable, err := r.settle(ctx, keys, ackedKeys(attempts), settleFloor(plan), givenUpWork(attempts, c.Timing, last))
+	// only now: the connections the client gave up on stayed open, as in a
+	// partition, while the work behind them could still charge
+	cl.Close()
+	err = errors.Join(err, fr.close())
 	if fp != nil { // after the settle: work still in flight keeps its holds and faults until then
 		err = errors.Join(err, r.closeFailpoints(fp), fp.observe(&obs, sc, plan))
 	}
@@ -221,10 +241,11 @@ const (
 // settled once it has been quiet for the quiet window and holds a charge
 // for every key the client was told was charged (acked); at the bound it
 // counts as settled if it has been quiet that long (a key still missing is
-// then the service's own lost ack). stable is false when the ledger still
-// moved within the quiet window at the bound.
-func (r *Service) settle(ctx context.Context, keys lookup, acked map[string]bool, floor time.Duration) (charges []history.Charge, stable bool, err error) {
-	bound := max(r.target.SettleBound(), floor)
+// then the service's own lost ack). It is never settled within hold, the
+// time the work of given-up tries may still take (givenUpWork). stable is
+// false when the ledger still moved within the quiet window at the bound.
+func (r *Service) settle(ctx context.Context, keys lookup, acked map[string]bool, floor, hold time.Duration) (charges []history.Charge, stable bool, err error) {
+	bound := max(r.target.SettleBound(), floor, hold+settleQuiet)
 	quiet := min(settleQuiet, bound/2)
 	start := time.Now()
 	if charges, err = readCharges(ctx, r.ledger, keys); err != nil {
@@ -234,7 +255,7 @@ func (r *Service) settle(ctx context.Context, keys lookup, acked map[string]bool
 	for {
 		calm := time.Since(changed) >= quiet
 		switch {
-		case calm && holdsEvery(charges, acked):
+		case calm && holdsEvery(charges, acked) && time.Since(start) >= hold:
 			return charges, true, nil
 		case time.Since(start) >= bound:
 			return charges, calm, nil
@@ -250,6 +271,27 @@ func (r *Service) settle(ctx context.Context, keys lookup, acked map[string]bool
 			charges, changed = now, time.Now()
 		}
 	}
+}
+
+// givenUpWork is how long after now the work of the tries the client gave
+// up on may still charge: their connections stayed open, so a service
+// that stops when its client hangs up runs them to their end. Twice the
+// measured charge from the last such try's start (0 when none, or when
+// the charge was not measured).
+func givenUpWork(atts []history.Attempt, timing *scenarios.Timing, now time.Duration) time.Duration {
+	if timing == nil {
+		return 0
+	}
+	last, any := time.Duration(0), false
+	for _, a := range atts {
+		if a.Status == 0 && a.Outcome == history.Indeterminate && strings.HasPrefix(a.Err, "timeout") {
+			last, any = max(last, a.Call), true
+		}
+	}
+	if !any {
+		return 0
+	}
+	return max(0, last+2*timing.Charge-now)
 }
 
 // settleFloor is the least the ledger is given to settle in a run whose

@@ -60,11 +60,39 @@ func RunService(ctx context.Context, svc *Service, cells []scenarios.Cell, b Ser
 			return ServiceOutcome{Skipped: late}, &BadInputError{err}
 		}
 	}
-	rs, err := RunAll(ctx, []Executor{svc}, cells, Batch{Out: b.Out, Watch: b.Watch})
+	rs, err := runEach(ctx, svc, cells, b)
 	if err != nil {
 		return ServiceOutcome{Skipped: late}, err
 	}
 	return ServiceOutcome{Results: scenarios.Cover(rs), Skipped: late}, nil
+}
+
+// runEach runs the cells one after another. A cell the harness could not
+// run is that cell's result (scenarios.Failed), and the others still run:
+// one cell's environment error says nothing of the next. Only an
+// interrupted run stops early (ctx's error).
+func runEach(ctx context.Context, svc *Service, cells []scenarios.Cell, b ServiceBatch) ([]scenarios.Result, error) {
+	out := make([]scenarios.Result, 0, len(cells))
+	for _, c := range cells {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if b.Watch != nil {
+			b.Watch.Start(c)
+		}
+		res, rec, err := Run(ctx, svc, c, b.Out)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return nil, err
+		case err != nil:
+			res, rec = scenarios.Failed(c, err), scenarios.Record{Cell: c}
+		}
+		if b.Watch != nil {
+			b.Watch.Finish(res, rec)
+		}
+		out = append(out, res)
+	}
+	return out, nil
 }
 
 // SplitSkipped separates the cells that can run against their target from

@@ -55,6 +55,7 @@ func (r *Service) Timing(ctx context.Context) (*scenarios.Timing, error) {
 		}
 		attempts = append(attempts, got...)
 	}
+	r.answers.Add(int64(countAnswers(attempts)))
 	r.timing, r.timingErr = scenarios.NewTiming(samples, len(attempts))
 	if r.timingErr != nil {
 		r.timingErr = fmt.Errorf("measuring %s: %w%s", r.target.URLs[0], r.timingErr, statusesSeen(attempts))

@@ -1,8 +1,19 @@
 package scenarios
 
 import (
+	"strings"
+
 	"github.com/idemchaos/idemchaos/scenarios/check"
 )
+
+// Failed is the result of a cell the harness could not run: inconclusive,
+// with the environment's error as its reason.
+func Failed(c Cell, err error) Result {
+	msg := strings.Join(strings.Fields(err.Error()), " ")
+	return Result{Strategy: c.Strategy, Scenario: c.Scenario, Seed: c.Seed, Profile: c.Profile.Name, Replicas: c.Replicas,
+		Verdict: Inconclusive, Anomalies: map[check.Anomaly]int{}, Assumptions: []string{"the cell could not run: " + msg},
+		Error: msg, Repro: c.Repro(), Service: c.Target != nil, AsExpected: c.Target != nil}
+}
 
 // Judge checks a finished cell; it is pure, so a saved record judged again
 // gives the same result.

@@ -59,6 +59,11 @@ type Result struct {
 	// Unexercised says Cover made this pass inconclusive: no seed of its
 	// cell exercised what the scenario is about.
 	Unexercised bool `json:"unexercised,omitempty"`
+	// Error says the harness could not run the cell (the environment: a
+	// ledger that stopped answering, a proxy that failed), in one line; the
+	// verdict is then inconclusive and the run's exit code 3. Absent from
+	// documents of runs in which every cell ran.
+	Error string `json:"error,omitempty"`
 }
 
 // Repro is the one-line command that re-runs a built-in cell.

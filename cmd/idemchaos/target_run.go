@@ -95,15 +95,18 @@ func tellSkipped(w io.Writer, view reports.View, skipped []results.Skip) {
 	}
 }
 
-// targetExit: a user's service must pass everything: 1 on any failure,
-// else 4 if any run was inconclusive.
+// targetExit: a user's service must pass everything. The worst cell
+// decides: 1 on any failure, else 3 if a cell could not run (the
+// environment), else 4 if any run was inconclusive.
 func targetExit(rs []scenarios.Result) int {
 	code := exitPass
 	for _, r := range rs {
-		switch r.Verdict {
-		case scenarios.Fail:
+		switch {
+		case r.Verdict == scenarios.Fail:
 			return exitViolated
-		case scenarios.Inconclusive:
+		case r.Error != "":
+			code = exitEnv
+		case r.Verdict == scenarios.Inconclusive && code != exitEnv:
 			code = exitInconclusive
 		}
 	}

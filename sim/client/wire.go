@@ -24,9 +24,10 @@ type wire struct {
 	dialer net.Dialer
 	reuse  bool
 
-	mu     sync.Mutex
-	idle   map[string][]*wireConn // by addr, newest last
-	closed bool
+	mu        sync.Mutex
+	idle      map[string][]*wireConn // by addr, newest last
+	abandoned []*wireConn            // given up on by the client, left open until close
+	closed    bool
 
 	targets sync.Map // URL -> target, parsed once
 }
@@ -38,6 +39,10 @@ const maxIdle = 2 * time.Second
 
 // maxIdleConns bounds the kept-alive connections per address.
 const maxIdleConns = 256
+
+// maxAbandoned bounds the connections a client leaves open after giving up
+// on them; past it, one is closed (and its server hears the hang-up).
+const maxAbandoned = 4096
 
 // newWire: no TCP keep-alive probes (two setsockopt calls per dial saved),
 // since a connection lives for one exchange or idles for at most maxIdle.
@@ -138,12 +143,31 @@ func (w *wire) exchange(ctx context.Context, t target, head, body []byte) (excha
 	stop := context.AfterFunc(ctx, func() { _ = c.SetDeadline(time.Unix(1, 0)) })
 	ex, keep, err := roundTrip(c, t, head, body, w.reuse)
 	ex.reused = reused
-	if !stop() || !keep || err != nil {
+	stopped := stop()
+	switch {
+	case !stopped && err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		w.abandon(c)
+	case !stopped || !keep || err != nil:
 		c.Close()
-	} else {
+	default:
 		w.putIdle(t.addr, c)
 	}
 	return ex, err
+}
+
+// abandon keeps a connection the client gave up on (its try timed out)
+// open until the client closes: as in a network partition, the server is
+// not told that nobody waits for its answer, so a service that cancels its
+// work when its client hangs up is exercised like any other. The answer,
+// if one comes, is never read.
+func (w *wire) abandon(c *wireConn) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed || len(w.abandoned) >= maxAbandoned {
+		c.Close()
+		return
+	}
+	w.abandoned = append(w.abandoned, c)
 }
 
 // roundTrip writes the request and reads its answer on c; keep says the
@@ -233,11 +257,16 @@ func (w *wire) putIdle(addr string, c *wireConn) {
 	w.idle[addr] = append(w.idle[addr], c)
 }
 
-// close closes the idle connections; later ones are closed as they return.
+// close closes the idle and the abandoned connections; later ones are
+// closed as they return.
 func (w *wire) close() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.closed = true
+	for _, c := range w.abandoned {
+		c.Close()
+	}
+	w.abandoned = nil
 	for addr, cs := range w.idle {
 		for _, c := range cs {
 			c.Close()

@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -219,5 +220,40 @@ func TestErrorsNameTheRequest(t *testing.T) {
 	want := `Post "` + srv.URL + api.PathCharges + `": `
 	if len(got) != 1 || got[0].Outcome != history.Indeterminate || !strings.HasPrefix(got[0].Err, want) || load.Class(got[0]) != load.ClassReset {
 		t.Fatalf("got %+v; want an indeterminate attempt whose error starts %q, classed reset", got, want)
+	}
+}
+
+// TestTimedOutTryLeavesTheConnectionOpen: a try the client gave up on
+// leaves its connection open, as a network partition would, so a handler
+// that stops when its client hangs up (its request's context) runs to its
+// end; the connection is closed with the client, and only then does the
+// server hear of it.
+func TestTimedOutTryLeavesTheConnectionOpen(t *testing.T) {
+	hungUp := make(chan struct{})
+	p := &peers{answer: func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.ReadAll(r.Body) // as a service decodes it: then the server watches for a hang-up
+		select {
+		case <-r.Context().Done(): // the handler's work, cancelled by a hang-up
+			close(hungUp)
+		case <-time.After(10 * time.Second):
+		}
+	}}
+	srv := httptest.NewServer(p)
+	defer srv.Close()
+	cl := client.New(client.Config{Routes: routesTo(srv.URL), Policy: client.Policy{PerTry: 50 * time.Millisecond}})
+	got := cl.Run(context.Background(), oneOp(1))
+	if len(got) != 1 || got[0].Outcome != history.Indeterminate || !strings.HasPrefix(got[0].Err, "timeout") {
+		t.Fatalf("got %+v; want one timed-out attempt", got)
+	}
+	select {
+	case <-hungUp:
+		t.Fatal("the server heard the client hang up when its try timed out")
+	case <-time.After(300 * time.Millisecond):
+	}
+	cl.Close()
+	select {
+	case <-hungUp:
+	case <-time.After(5 * time.Second):
+		t.Fatal("closing the client did not close the connection it had given up on")
 	}
 }
