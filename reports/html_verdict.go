@@ -149,10 +149,11 @@ func stepTo(c results.Cell, anchors map[[2]string]string, lead string) *firstSte
 	return s
 }
 
-// worstStep points at the broken scenario with the gravest anomaly (the
-// checker's order: double charges first) and says how to avoid it.
+// worstStep points at the broken scenario with the gravest anomaly (money
+// first, then holds, then the contract: check.ByUrgency) and says how to
+// avoid it.
 func worstStep(cells []results.Cell, anchors map[[2]string]string) *firstStep {
-	for _, a := range check.Anomalies() {
+	for _, a := range check.ByUrgency() {
 		for _, c := range cells {
 			for _, r := range c.Results {
 				if r.Anomalies[a] == 0 {

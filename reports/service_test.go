@@ -145,3 +145,25 @@ func TestServiceReportsSayHowScenariosWereAdapted(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstStepIsTheGravest: a service that replays wrongly in one
+// scenario and holds its duplicates in another is told to fix the holds
+// first (money, then holds, then the contract), whatever the order of the
+// scenarios or of the checker's catalog.
+func TestFirstStepIsTheGravest(t *testing.T) {
+	replays := res("shop", "dropped-response", 1, scenarios.Fail, false)
+	replays.Anomalies = anoms("replay_mismatch", 64)
+	replays.Findings = []check.Finding{{Anomaly: check.ReplayMismatch, Key: "k1", Detail: "another body"}}
+	holds := res("shop", "concurrent-duplicates", 1, scenarios.Fail, false)
+	holds.Anomalies = anoms("held_duplicate", 3)
+	holds.Findings = []check.Finding{{Anomaly: check.HeldDuplicate, Key: "k2", Detail: "held 400ms"}}
+	doc := results.Document{Command: "matrix", Results: []scenarios.Result{replays, holds}}
+	for i := range doc.Results {
+		doc.Results[i].Service = true
+	}
+	page := visibleText(string(render(t, reports.WriteHTML, doc)))
+	_, first, ok := strings.Cut(page, "What to do first:")
+	if !ok || !strings.HasPrefix(strings.Join(strings.Fields(first), " "), "fix held_duplicate in concurrent-duplicates") {
+		t.Errorf("the first step is not the held duplicates:%s", first[:min(len(first), 200)])
+	}
+}

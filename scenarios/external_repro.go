@@ -41,8 +41,8 @@ func (t External) Repro(c Cell) string {
 	flag("success-status", joinInts(t.Shape.Success))
 	flag("charge-id-field", t.Shape.ChargeID)
 	flag("replay-header", t.Shape.ReplayHeader)
-	if t.Replay.JSON {
-		flag("replay-compare", "json")
+	if !t.Replay.JSON { // as JSON is the default
+		flag("replay-compare", "bytes")
 	}
 	flag("replay-ignore", strings.Join(t.Replay.Ignore, ","))
 	if t.TopUp != nil {

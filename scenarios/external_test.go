@@ -254,8 +254,9 @@ func TestExternalGatedScenarioNeedsTheGate(t *testing.T) {
 }
 
 // TestExternalReplayCompareSavedAndRepro: the target's replay comparison
-// is saved with the cell, judged with, and shown in the repro line; the
-// default (bytes) is left out of both.
+// is saved with the cell, judged with, and shown in the repro line (the
+// comparison as JSON is the command line's default: its flag is left out,
+// the strict byte comparison is named).
 func TestExternalReplayCompareSavedAndRepro(t *testing.T) {
 	e := External{Name: "target", URLs: []string{"http://127.0.0.1:8080"}, LedgerQuery: "q", ClaimTimeout: DefaultClaimTimeout,
 		Replay: check.ReplayCompare{JSON: true, Ignore: []string{"created", "meta.request_id"}}}
@@ -270,13 +271,14 @@ func TestExternalReplayCompareSavedAndRepro(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil || back.Target == nil || !back.Target.Replay.JSON || len(back.Target.Replay.Ignore) != 2 {
 		t.Errorf("read back: %+v (%v)", back.Target, err)
 	}
-	if r := (Cell{Scenario: "dropped-response", Seed: 3, Target: &e}).Repro(); !strings.HasSuffix(r, " --replay-compare json --replay-ignore created,meta.request_id") {
-		t.Errorf("repro %q lacks the comparison", r)
+	if r := (Cell{Scenario: "dropped-response", Seed: 3, Target: &e}).Repro(); !strings.HasSuffix(r, " --replay-ignore created,meta.request_id") ||
+		strings.Contains(r, "--replay-compare") {
+		t.Errorf("repro %q: want the ignored fields, and no --replay-compare (json is the default)", r)
 	}
 	e.Replay = check.ReplayCompare{}
 	b, _ = json.Marshal(e)
-	if r := (Cell{Scenario: "dropped-response", Target: &e}).Repro(); strings.Contains(r, "replay-") || strings.Contains(string(b), "replay_compare") {
-		t.Errorf("the default comparison shown: repro %q, JSON %s", r, b)
+	if r := (Cell{Scenario: "dropped-response", Target: &e}).Repro(); !strings.HasSuffix(r, " --replay-compare bytes") || strings.Contains(string(b), "replay_compare") {
+		t.Errorf("byte for byte: repro %q (want --replay-compare bytes), JSON %s", r, b)
 	}
 	e.Replay = check.ReplayCompare{Ignore: []string{"created"}}
 	if err := e.Check(); err == nil || !strings.Contains(err.Error(), "replay comparison: fields to ignore need the JSON comparison") {

@@ -41,8 +41,8 @@ func (t *targetFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&t.success, "success-status", "", "comma-separated statuses that mean charged (default: any 2xx)")
 	fs.StringVar(&t.chargeID, "charge-id-field", "", "dotted JSON path of the charge id in a success answer (default id)")
 	fs.StringVar(&t.replayHeader, "replay-header", "", "header whose value true marks a replay (default Idempotent-Replayed)")
-	fs.StringVar(&t.replayCompare, "replay-compare", "bytes", "how a replay must repeat the key's first answer: bytes (byte for byte) or json (field for field, with --replay-ignore)")
-	fs.StringVar(&t.replayIgnore, "replay-ignore", "", "with --replay-compare json: fields your service renders anew on every answer, comma-separated dotted paths (created,meta.request_id)")
+	fs.StringVar(&t.replayCompare, "replay-compare", "json", "how a replay must repeat the key's first answer: json (as JSON documents, field for field: the same JSON in other bytes is a deviation, shown, never a failure) or bytes (byte for byte)")
+	fs.StringVar(&t.replayIgnore, "replay-ignore", "", "fields your service renders anew on every answer, left out of the JSON comparison: comma-separated dotted paths (created,meta.request_id)")
 	fs.StringVar(&t.toxiproxyURL, "toxiproxy-url", os.Getenv("IDEMCHAOS_TOXIPROXY_URL"), "your Toxiproxy API, where the --postgres-proxy/--redis-proxy proxies live (the harness's own embedded one always sits in front of the service)")
 	fs.StringVar(&t.pgProxy, "postgres-proxy", "", "Toxiproxy proxy your service's Postgres traffic goes through (enables Postgres faults; needs --toxiproxy-url)")
 	fs.StringVar(&t.redisProxy, "redis-proxy", "", "Toxiproxy proxy your service's Redis traffic goes through (enables Redis faults; needs --toxiproxy-url)")
@@ -145,15 +145,15 @@ func statusList(s string) ([]int, error) {
 func replayCompare(mode, ignore string) (check.ReplayCompare, error) {
 	var r check.ReplayCompare
 	switch mode {
-	case "bytes", "":
-	case "json":
-		r.JSON = true
+	case "bytes":
+	case "json", "":
+		r = check.DefaultReplay()
 	default:
-		return r, usageErrorf("--replay-compare %q: want bytes or json", truncateFlag(mode))
+		return r, usageErrorf("--replay-compare %q: want json or bytes", truncateFlag(mode))
 	}
 	r.Ignore = splitCSV(ignore)
 	if len(r.Ignore) > 0 && !r.JSON {
-		return r, usageErrorf("--replay-ignore needs --replay-compare json: byte for byte, every byte counts")
+		return r, usageErrorf("--replay-ignore needs the JSON comparison (--replay-compare json, the default): byte for byte, every byte counts")
 	}
 	if err := r.Check(); err != nil {
 		return r, usageErrorf("--replay-ignore: %v", err)

@@ -95,6 +95,9 @@ func (c *checker) replayMismatch(key string, a, first *history.Attempt) {
 		sameBody, why = c.replay.sameBody(a.Body, first.Body, &c.firstDoc)
 	}
 	if sameCharge && sameStatus && sameBody {
+		if a.Body != first.Body && c.replay.spec.Drift {
+			c.drift(key, a, first)
+		}
 		return
 	}
 	f := Finding{Anomaly: ReplayMismatch, Key: key, Account: a.Account, Attempts: []string{a.ID, first.ID}}
@@ -119,6 +122,24 @@ func (c *checker) replayMismatch(key string, a, first *history.Attempt) {
 			lead, got, first.ID, why)
 	}
 	c.add(rankReplayMismatch, 1, f)
+}
+
+// drift records, once per key, a deviation: a replay that repeats the
+// first answer's JSON in other bytes.
+func (c *checker) drift(key string, a, first *history.Attempt) {
+	if c.drifted == nil {
+		c.drifted = map[string]bool{}
+	}
+	if c.drifted[key] {
+		return
+	}
+	c.drifted[key] = true
+	f := Finding{Anomaly: ReplayMismatch, Key: key, Account: a.Account, Attempts: []string{a.ID, first.ID}}
+	f.Charges = appendUnique(nil, a.ChargeID)
+	f.Detail = fmt.Sprintf("%s%s got the same JSON as the key's first 2xx (attempt %s) in other bytes, %s: the service renders its stored "+
+		"answer anew (a JSONB column does); byte for byte (--replay-compare bytes) this is a replay_mismatch",
+		who(key, a), replayNote(a), first.ID, firstDifference(a.Body, first.Body))
+	c.deviations = append(c.deviations, f)
 }
 
 // mismatchExecuted checks that an attempt whose fingerprint differs from the

@@ -41,15 +41,48 @@ const (
 	RefusalNotReplayed Anomaly = "refusal_not_replayed"
 )
 
+// Kind is what an anomaly costs, in the order a report asks to fix them.
+type Kind int
+
+// The kinds of anomaly, the gravest first.
+const (
+	// KindMoney: money moved where it must not have (or the ledger and what
+	// the client was told disagree), or will at the next retry.
+	KindMoney Kind = iota
+	// KindHold: every duplicate holds a connection, a worker and a client for
+	// as long as the slowest charge: no money lost, a storm waiting.
+	KindHold
+	// KindContract: the service answers what its contract forbids (a wrong
+	// replay, a poisoned key, a status) without moving money.
+	KindContract
+)
+
 // catalog is every anomaly in its stable order (a finding's rank is its
-// index), with the short code matrix cells use.
+// index), with the short code matrix cells use and its kind.
 var catalog = [...]struct {
 	anomaly Anomaly
 	short   string
+	kind    Kind
 }{
-	{DoubleCharge, "dc"}, {LostAck, "la"}, {ReplayMismatch, "rm"}, {MismatchExecuted, "me"}, {Balance, "bal"},
-	{StatusContract, "sc"}, {StuckKey, "sk"}, {StoreDesync, "sd"}, {CachedError, "ce"}, {HeldDuplicate, "hd"},
-	{RefusalNotReplayed, "rf"},
+	{DoubleCharge, "dc", KindMoney}, {LostAck, "la", KindMoney}, {ReplayMismatch, "rm", KindContract},
+	{MismatchExecuted, "me", KindMoney}, {Balance, "bal", KindMoney}, {StatusContract, "sc", KindContract},
+	{StuckKey, "sk", KindContract}, {StoreDesync, "sd", KindMoney}, {CachedError, "ce", KindContract},
+	{HeldDuplicate, "hd", KindHold}, {RefusalNotReplayed, "rf", KindContract},
+}
+
+// ByUrgency returns every anomaly in the order a report asks to fix them:
+// money first, then holds, then the contract; within a kind, the stable
+// order.
+func ByUrgency() []Anomaly {
+	var out []Anomaly
+	for _, k := range []Kind{KindMoney, KindHold, KindContract} {
+		for _, e := range catalog {
+			if e.kind == k {
+				out = append(out, e.anomaly)
+			}
+		}
+	}
+	return out
 }
 
 // The ranks, in catalog order.

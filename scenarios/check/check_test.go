@@ -667,3 +667,20 @@ func TestResolve(t *testing.T) {
 		t.Fatal("Resolve's result shares pointers with its input")
 	}
 }
+
+// TestByUrgency: a report asks to fix money first, then holds, then the
+// contract; every anomaly is in the order once.
+func TestByUrgency(t *testing.T) {
+	got := ByUrgency()
+	if len(got) != len(Anomalies()) {
+		t.Fatalf("%d anomalies by urgency, %d known", len(got), len(Anomalies()))
+	}
+	at := map[Anomaly]int{}
+	for i, a := range got {
+		at[a] = i
+	}
+	if at[DoubleCharge] != 0 || !(at[StoreDesync] < at[HeldDuplicate] && at[HeldDuplicate] < at[ReplayMismatch] &&
+		at[HeldDuplicate] < at[StatusContract]) {
+		t.Errorf("by urgency %v: want money, then holds, then the contract", got)
+	}
+}

@@ -87,6 +87,7 @@ type checker struct {
 	// deviations are findings the profile documents as its service's
 	// behaviour (refusals decided again): reported, never counted.
 	deviations []Finding
+	drifted    map[string]bool // keys with a byte-drift deviation already
 }
 
 // chargeRow is a ledger row and how many rows carry its id.

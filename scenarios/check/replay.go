@@ -21,9 +21,15 @@ import (
 // documents, field for field: object members in any order, whitespace
 // aside, numbers by value, and the fields named in Ignore left out. JSON
 // is for a service that adds per-response metadata to its answers (a
-// request id, a timestamp); the built-in targets compare bytes.
+// request id, a timestamp); the built-in targets compare bytes. A user's
+// service is compared as JSON with Drift by default: a replay that holds
+// the first answer's JSON in other bytes (a JSONB column renders its own
+// key order and spacing) is then a deviation, shown, never a failure.
 type ReplayCompare struct {
 	JSON bool `json:"json,omitempty"`
+	// Drift, with JSON, reports a replay whose bytes differ from the first
+	// answer's while its JSON is the same as a deviation (once per key).
+	Drift bool `json:"drift,omitempty"`
 	// Ignore names the fields a JSON comparison leaves out, each a dotted
 	// path of member names from the top-level object ("created",
 	// "meta.request_id"); a path that goes through an array applies to
@@ -43,6 +49,9 @@ const (
 func (r ReplayCompare) Check() error {
 	if len(r.Ignore) > 0 && !r.JSON {
 		return errors.New("fields to ignore need the JSON comparison: byte for byte, every byte counts")
+	}
+	if r.Drift && !r.JSON {
+		return errors.New("a byte drift is a deviation only under the JSON comparison")
 	}
 	if len(r.Ignore) > maxIgnored {
 		return fmt.Errorf("%d fields to ignore: at most %d", len(r.Ignore), maxIgnored)
@@ -83,6 +92,12 @@ func (r ReplayCompare) String() string {
 		return "as JSON"
 	}
 	return "as JSON, ignoring " + list(slices.Clone(r.Ignore))
+}
+
+// DefaultReplay is how a user's service's replays are compared unless it
+// says otherwise: as JSON, a byte-only difference a deviation.
+func DefaultReplay() ReplayCompare {
+	return ReplayCompare{JSON: true, Drift: true}
 }
 
 // ignoreNode is one level of the fields a JSON comparison leaves out.

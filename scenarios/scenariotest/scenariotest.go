@@ -96,11 +96,14 @@ type Target struct {
 	// through, and PostgresProxy, RedisProxy the proxies in it: they let
 	// the store-fault scenarios cut the service's links mid-request.
 	Toxiproxy, PostgresProxy, RedisProxy string
-	// Replay is how every replay must repeat the key's first answer (zero:
-	// byte for byte); a service that renders per-response metadata (a
-	// request id, a timestamp) compares as JSON and ignores those fields:
-	// ReplayCompare{JSON: true, Ignore: []string{"created"}}.
-	Replay ReplayCompare
+	// Replay is how every replay must repeat the key's first answer: as
+	// JSON documents, field for field, the same JSON in other bytes a
+	// deviation (logged, never a failure), as the command line does; a
+	// service that renders per-response metadata (a request id, a
+	// timestamp) leaves those fields out: ReplayCompare{Ignore:
+	// []string{"created"}}. ReplayBytes asks for byte for byte instead.
+	Replay      ReplayCompare
+	ReplayBytes bool
 }
 
 // Ledger reads a service's ground truth: the charges made under the given
@@ -177,9 +180,13 @@ func (t Target) external(url string) (scenarios.External, error) {
 		claim = scenarios.DefaultClaimTimeout
 	}
 	shape, err := t.shape()
+	replay := t.Replay
+	if !t.ReplayBytes {
+		replay.JSON, replay.Drift = true, true
+	}
 	return scenarios.External{Name: "go-test", URLs: []string{url}, Shape: shape, LedgerQuery: "(go test ledger)",
 		Accounts: t.Accounts, Currency: t.Currency, ClaimTimeout: claim, AllowRemote: t.AllowRemote,
-		Toxiproxy: t.Toxiproxy, PostgresProxy: t.PostgresProxy, RedisProxy: t.RedisProxy, Replay: t.Replay}, err
+		Toxiproxy: t.Toxiproxy, PostgresProxy: t.PostgresProxy, RedisProxy: t.RedisProxy, Replay: replay}, err
 }
 
 // shape is the request the service expects: Shape, filled in from the

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -147,8 +148,65 @@ func TestReplayComparedAsTheTargetSays(t *testing.T) {
 		t.Fatalf("as JSON ignoring created: verdict %s, anomalies %v, err %v; want a pass", res.Verdict, res.Anomalies, err)
 	}
 	tg.Replay = scenariotest.ReplayCompare{Ignore: []string{"created"}}
+	if res, err = scenariotest.Check(t.Context(), tg, "dropped-response"); err != nil || res.Verdict != scenarios.Pass {
+		t.Fatalf("ignoring created (as JSON, the default): verdict %s, anomalies %v, err %v; want a pass", res.Verdict, res.Anomalies, err)
+	}
+	tg.ReplayBytes = true
 	if _, err := scenariotest.Check(t.Context(), tg, "dropped-response"); err == nil || !strings.Contains(err.Error(), "JSON comparison") {
-		t.Fatalf("fields to ignore without JSON: err %v", err)
+		t.Fatalf("fields to ignore byte for byte: err %v", err)
+	}
+}
+
+// respaced re-renders every 2xx but a key's first with a space after each
+// colon, as a JSONB column gives its stored value back: the same JSON in
+// other bytes.
+type respaced struct {
+	h    http.Handler
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+func (s *respaced) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rec := httptest.NewRecorder()
+	s.h.ServeHTTP(rec, r)
+	body := rec.Body.Bytes()
+	if rec.Code/100 == 2 && s.again(r.Header.Get("Idempotency-Key")) {
+		body = bytes.ReplaceAll(body, []byte(`":`), []byte(`": `))
+	}
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(body)
+}
+
+// again reports whether key got a 2xx before.
+func (s *respaced) again(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	seen := s.seen[key]
+	s.seen[key] = true
+	return seen
+}
+
+// TestByteDriftIsADeviation: a shop whose replays hold the same JSON in
+// other bytes passes by default, the drift shown as a deviation; byte for
+// byte (ReplayBytes) it is a replay_mismatch.
+func TestByteDriftIsADeviation(t *testing.T) {
+	shop := newShop(true)
+	tg := target(shop)
+	tg.Handler = &respaced{h: shop, seen: map[string]bool{}}
+	res, err := scenariotest.Check(t.Context(), tg, "dropped-response")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != scenarios.Pass || len(res.Deviations) == 0 || res.Deviations[0].Anomaly != "replay_mismatch" ||
+		!strings.Contains(res.Deviations[0].Detail, "the same JSON") {
+		t.Fatalf("verdict %s, anomalies %v, deviations %v; want a pass with the drift as a deviation", res.Verdict, res.Anomalies, res.Deviations)
+	}
+	tg.ReplayBytes = true
+	if res, err = scenariotest.Check(t.Context(), tg, "dropped-response"); err != nil || res.Verdict != scenarios.Fail || res.Anomalies["replay_mismatch"] == 0 {
+		t.Fatalf("byte for byte: verdict %s, anomalies %v, err %v; want replay_mismatch", res.Verdict, res.Anomalies, err)
 	}
 }
 
