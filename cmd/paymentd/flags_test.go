@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/idemchaos/idemchaos/targets/api"
 	"github.com/idemchaos/idemchaos/targets/provision"
+	"github.com/jackc/pgx/v5"
 )
 
 // TestBadFlagsExit2 runs the binary: a usage error is exit 2 and one line.
@@ -110,5 +112,30 @@ func TestAnnounce(t *testing.T) {
 	}
 	if lines[len(lines)-1] != readyLine {
 		t.Errorf("last line %q; want %q", lines[len(lines)-1], readyLine)
+	}
+}
+
+// TestForeignTableRefused: a database that already holds another
+// service's idempotency_keys table is refused at start, in one line that
+// names the table, before anything is served.
+func TestForeignTableRefused(t *testing.T) {
+	ctx := t.Context()
+	dsn, err := services.CreateDatabase(ctx, "paymentd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = services.DropDatabase(context.Background(), dsn) })
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = conn.Exec(ctx, `CREATE TABLE idempotency_keys (key text PRIMARY KEY, status int, response jsonb)`)
+	conn.Close(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := runOnce(t, "--strategy", "pg-tx", "--redis-url", services.RedisURL, "--postgres-url", dsn)
+	if o.code != exitEnv || strings.Count(o.stderr, "\n") != 1 || !strings.Contains(o.stderr, "table idempotency_keys of another shape") {
+		t.Errorf("exit %d, stderr %q; want %d and one line naming the table", o.code, o.stderr, exitEnv)
 	}
 }

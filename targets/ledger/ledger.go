@@ -10,6 +10,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -65,13 +67,47 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
 	created_at      timestamptz NOT NULL DEFAULT clock_timestamp()
 );`
 
-// Migrate creates the ledger tables if they do not exist.
+// columns are the columns each ledger table must have: a database that
+// already holds a table of one of these names with another shape (another
+// service's) is refused, not written to.
+var columns = []struct {
+	table string
+	cols  []string
+}{
+	{"accounts", []string{"id", "currency", "opening", "balance", "credited"}},
+	{"charges", []string{"seq", "account", "amount", "currency", "idempotency_key", "attempt_id", "replica", "created_at"}},
+	{"idempotency_keys", []string{"key", "fingerprint", "response_status", "response_body", "created_at"}},
+}
+
+// Migrate creates the ledger tables if they do not exist, and refuses a
+// database where a table of their name has another shape: its error names
+// the table and a column it lacks, in one line.
 func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	if _, err := pool.Exec(ctx, schema); err != nil {
-		return fmt.Errorf("migrate ledger: %w", err)
+		return fmt.Errorf("migrate ledger: %s", oneLine(err))
+	}
+	for _, t := range columns {
+		rows, err := pool.Query(ctx, `SELECT column_name FROM information_schema.columns
+			WHERE table_schema = current_schema() AND table_name = $1`, t.table)
+		if err != nil {
+			return fmt.Errorf("migrate ledger: %s", oneLine(err))
+		}
+		have, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return fmt.Errorf("migrate ledger: %s", oneLine(err))
+		}
+		for _, c := range t.cols {
+			if !slices.Contains(have, c) {
+				return fmt.Errorf("migrate ledger: the database already has a table %s of another shape (no column %s): "+
+					"give the ledger a database of its own", t.table, c)
+			}
+		}
 	}
 	return nil
 }
+
+// oneLine is err's text on one line.
+func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
 
 // Reset empties every ledger table and restarts the charge numbering.
 func Reset(ctx context.Context, pool *pgxpool.Pool) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/idemchaos/idemchaos/targets/api"
@@ -60,5 +61,24 @@ func TestMigrateAddsCreditedToAnOlderLedger(t *testing.T) {
 	}
 	if want := []ledger.AccountRow{{ID: "old", Opening: 1000, Balance: 900}}; !reflect.DeepEqual(read(t, pool).Accounts, want) {
 		t.Fatalf("accounts %+v; want %+v", read(t, pool).Accounts, want)
+	}
+}
+
+// TestMigrateRefusesAForeignTable: a database that already holds another
+// service's idempotency_keys table is refused, in one line naming the
+// table and a column it lacks, and nothing of it is changed.
+func TestMigrateRefusesAForeignTable(t *testing.T) {
+	ctx := context.Background()
+	pool := freshPool(t)
+	if _, err := pool.Exec(ctx, `CREATE TABLE idempotency_keys (key text PRIMARY KEY, status int, response jsonb)`); err != nil {
+		t.Fatal(err)
+	}
+	err := ledger.Migrate(ctx, pool)
+	if err == nil || !strings.Contains(err.Error(), "table idempotency_keys of another shape (no column fingerprint)") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("Migrate: %v; want one line naming idempotency_keys and fingerprint", err)
+	}
+	var n int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM information_schema.columns WHERE table_name = 'idempotency_keys'`).Scan(&n); err != nil || n != 3 {
+		t.Errorf("the foreign table has %d columns now (%v); want its 3", n, err)
 	}
 }
