@@ -22,9 +22,11 @@ test: setup check
 	@$(MAKE) --no-print-directory fuzz
 
 # The services written for the tests (cmd/paysvc, each mistake a process of
-# its own) classified by the CLI over 20 seeds instead of the 2 of make test.
+# its own; e2e/services, services written as teams write them) classified
+# by the CLI over 20 seeds instead of the 2 of make test.
 test-services-long: setup
 	IDEMCHAOS_SERVICE_SEEDS=20 go test -count=1 -timeout 60m -run '^TestService' -v ./cmd/idemchaos
+	cd e2e && IDEMCHAOS_SERVICE_SEEDS=20 go test -count=1 -timeout 60m -v ./services
 
 # The long form of the own-service tests: the paysvc mistakes and paymentd
 # --failpoints (forced-race against redis-getset) over 20 seeds each.

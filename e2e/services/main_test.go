@@ -1,0 +1,57 @@
+// Package services judges payment services written the way teams write
+// them (the programs in the directories beside this file: a Postgres
+// recipe with an account row lock, a JSONB response column, a Redis claim
+// that expires before the charge ends; every query on the request's
+// context) with the real idemchaos CLI, each service a process of its own
+// on a database of its own, as a team's CI would. A correct service must
+// pass every scenario that runs against it, on every seed; a flawed one
+// must fail the scenario that catches it, on every seed, with the anomaly
+// named.
+//
+// It holds tests only, in the e2e module. IDEMCHAOS_SERVICE_SEEDS sets the
+// seeds per run (make test-services-long: 20; default 2).
+package services
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/logging"
+
+	"github.com/idemchaos/idemchaos/targets/provision"
+	"github.com/idemchaos/idemchaos/targets/provision/provisiontest"
+)
+
+// stores are the Redis and Postgres the services and their ledgers use.
+var stores *provision.Services
+
+// bin is where the binaries are built: idemchaos and every service.
+var bin string
+
+func TestMain(m *testing.M) {
+	redis.SetLogger(&logging.VoidLogger{})
+	os.Exit(buildAndRun(m))
+}
+
+func buildAndRun(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "idemchaos-services-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	bin = dir
+	for _, pkg := range []string{"github.com/idemchaos/idemchaos/cmd/idemchaos", "./accountlock", "./jsonbstore", "./expiringclaim"} {
+		build := exec.Command("go", "build", "-o", filepath.Join(dir, filepath.Base(pkg)), pkg)
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintf(os.Stderr, "build %s: %v\n", pkg, err)
+			return 1
+		}
+	}
+	return provisiontest.Main(m, &stores)
+}

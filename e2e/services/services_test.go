@@ -1,0 +1,81 @@
+package services
+
+import (
+	"strings"
+	"testing"
+)
+
+// exitPass and its siblings are the exit codes idemchaos documents.
+const (
+	exitPass     = 0
+	exitViolated = 1
+)
+
+// TestAccountLockPasses: a correct service whose queries all run on the
+// request's context, whose charges queue on the account's row lock behind
+// a 150 to 400 ms provider call, passes every scenario that runs against
+// it. client-timeout-retry's clients give up inside its charge and leave
+// their connections open, as in a partition: the charges commit, the
+// retries get 409 and then the replay.
+func TestAccountLockPasses(t *testing.T) {
+	t.Parallel()
+	s := start(t, "accountlock")
+	scs := []string{"client-timeout-retry", "concurrent-duplicates", "dropped-response", "payload-mismatch", "missing-key"}
+	v := s.judge(t, strings.Join(scs, ","), seeds(t))
+	if v.code != exitPass {
+		t.Errorf("exit %d, want %d\n%s", v.code, exitPass, v.stderr)
+	}
+	for _, sc := range scs {
+		v.expect(t, sc, "pass", "")
+	}
+	if strings.Contains(v.stderr, "is it up") {
+		t.Errorf("a service that answered was asked whether it is up:\n%s", v.stderr)
+	}
+}
+
+// TestExpiringClaimCaught: a claim that expires while the provider still
+// charges lets the retry of a client that gave up charge again; the
+// client's hang-up must not cancel the first charge (its connection stays
+// open), so client-timeout-retry catches it on every seed.
+func TestExpiringClaimCaught(t *testing.T) {
+	t.Parallel()
+	s := start(t, "expiringclaim")
+	v := s.judge(t, "client-timeout-retry", seeds(t))
+	if v.code != exitViolated {
+		t.Errorf("exit %d, want %d\n%s", v.code, exitViolated, v.stderr)
+	}
+	v.expect(t, "client-timeout-retry", "fail", "double_charge", "replay_mismatch", "lost_ack")
+}
+
+// TestJSONBStorePassesAsJSON: a correct service that keeps its responses
+// in a JSONB column replays the same JSON in other bytes (Postgres renders
+// the value anew). By default that is a deviation, shown and never a
+// failure; byte for byte (--replay-compare bytes) it is a replay_mismatch.
+func TestJSONBStorePassesAsJSON(t *testing.T) {
+	t.Parallel()
+	s := start(t, "jsonbstore")
+	n := seeds(t)
+	v := s.judge(t, "dropped-response,payload-mismatch,concurrent-duplicates", n)
+	if v.code != exitPass {
+		t.Errorf("exit %d, want %d\n%s", v.code, exitPass, v.stderr)
+	}
+	v.expect(t, "dropped-response", "pass", "")
+	v.expect(t, "payload-mismatch", "pass", "")
+	v.expect(t, "concurrent-duplicates", "pass", "")
+	drifted := 0
+	for _, r := range v.doc.Results {
+		for _, d := range r.Deviations {
+			if strings.Contains(d.Detail, "the same JSON") {
+				drifted++
+			}
+		}
+	}
+	if drifted == 0 {
+		t.Error("no replay was shown as a deviation: the JSONB column's bytes went unremarked")
+	}
+	v = s.judge(t, "dropped-response", n, "--replay-compare", "bytes")
+	if v.code != exitViolated {
+		t.Errorf("byte for byte: exit %d, want %d\n%s", v.code, exitViolated, v.stderr)
+	}
+	v.expect(t, "dropped-response", "fail", "replay_mismatch")
+}
