@@ -19,6 +19,7 @@ package scenariotest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -47,6 +48,8 @@ type (
 	Result = scenarios.Result
 	// SkipError says a scenario cannot run against the target, and why.
 	SkipError = scenarios.SkipError
+	// TopUp is the request that funds an account (business-refusal).
+	TopUp = scenarios.TopUp
 	// ReplayCompare is how a replay must repeat the key's first answer:
 	// byte for byte (zero), or as JSON with fields left out.
 	ReplayCompare = check.ReplayCompare
@@ -85,8 +88,15 @@ type Target struct {
 	Accounts []string
 	Currency string
 	// ClaimTimeout is the longest the service keeps a key in flight
-	// (default 5s).
+	// (default 5s); the ledger is also read until it settles for that long.
 	ClaimTimeout time.Duration
+	// KeyTTL is how long the service keeps a completed key, when that is
+	// short enough for key-expiry to run (at most 250ms; zero: not said).
+	KeyTTL time.Duration
+	// TopUp is a request the service answers 2xx by crediting an account
+	// (Path and Body are Go templates over {{.Account}}, {{.Amount}},
+	// {{.Currency}}): business-refusal funds a declined account with it.
+	TopUp *TopUp
 	// Seed picks the plan (default 1).
 	Seed uint64
 	// AllowRemote lets URL be off loopback (load and faults then leave the
@@ -158,7 +168,23 @@ func Check(ctx context.Context, t Target, scenario string) (scenarios.Result, er
 	}
 	defer svc.Close()
 	seed := max(t.Seed, 1)
-	cells, skipped := engine.SplitSkipped([]scenarios.Cell{{Scenario: scenario, Seed: seed, Profile: t.Profile, Target: &e, Strategy: e.Name}})
+	res, err := runScenario(ctx, svc, e, scenario, seed, t.Profile)
+	var skip *scenarios.SkipError
+	switch {
+	case errors.As(err, &skip):
+		skip.Reason = words.Replace(skip.Reason)
+		return scenarios.Result{}, skip
+	case err != nil:
+		return scenarios.Result{}, errors.New(words.Replace(err.Error()))
+	}
+	res.Repro = fmt.Sprintf("set Target.Seed = %d and run scenario %s again", seed, scenario)
+	return inOwnWords(res), nil
+}
+
+// runScenario runs one scenario against the service through
+// engine.RunService, the command line's pipeline.
+func runScenario(ctx context.Context, svc *engine.Service, e scenarios.External, scenario string, seed uint64, profile api.Profile) (scenarios.Result, error) {
+	cells, skipped := engine.SplitSkipped([]scenarios.Cell{{Scenario: scenario, Seed: seed, Profile: profile, Target: &e, Strategy: e.Name}})
 	if len(skipped) > 0 {
 		return scenarios.Result{}, &scenarios.SkipError{Scenario: skipped[0].Scenario, Reason: skipped[0].Reason}
 	}
@@ -169,9 +195,7 @@ func Check(ctx context.Context, t Target, scenario string) (scenarios.Result, er
 	case err != nil:
 		return scenarios.Result{}, err
 	}
-	res := out.Results[0]
-	res.Repro = fmt.Sprintf("set Target.Seed = %d and run scenario %s again", seed, scenario)
-	return res, nil
+	return out.Results[0], nil
 }
 
 func (t Target) external(url string) (scenarios.External, error) {
@@ -185,7 +209,7 @@ func (t Target) external(url string) (scenarios.External, error) {
 		replay.JSON, replay.Drift = true, true
 	}
 	return scenarios.External{Name: "go-test", URLs: []string{url}, Shape: shape, LedgerQuery: "(go test ledger)",
-		Accounts: t.Accounts, Currency: t.Currency, ClaimTimeout: claim, AllowRemote: t.AllowRemote,
+		Accounts: t.Accounts, Currency: t.Currency, ClaimTimeout: claim, KeyTTL: t.KeyTTL, TopUp: t.TopUp, AllowRemote: t.AllowRemote,
 		Toxiproxy: t.Toxiproxy, PostgresProxy: t.PostgresProxy, RedisProxy: t.RedisProxy, Replay: replay}, err
 }
 

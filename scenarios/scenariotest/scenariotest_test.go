@@ -237,3 +237,23 @@ func TestShapeFromOpenAPI(t *testing.T) {
 		t.Fatalf("an operation that is no charge: err %v", err)
 	}
 }
+
+// TestSkipsSpeakTheTestsWords: a scenario the target cannot run says what
+// to set on Target, never a command-line flag; with a TopUp set,
+// business-refusal is no longer skipped for the lack of one.
+func TestSkipsSpeakTheTestsWords(t *testing.T) {
+	tg := target(newShop(true))
+	_, err := scenariotest.Check(t.Context(), tg, "business-refusal")
+	var skip *scenariotest.SkipError
+	if !errors.As(err, &skip) || !strings.Contains(skip.Reason, "Target.TopUp") || strings.Contains(skip.Reason, "--") {
+		t.Fatalf("business-refusal without a top-up: %v; want a skip that names Target.TopUp and no flag", err)
+	}
+	_, err = scenariotest.Check(t.Context(), tg, "db-fault-mid-request")
+	if !errors.As(err, &skip) || !strings.Contains(skip.Reason, "Target.PostgresProxy") || strings.Contains(skip.Reason, "--") {
+		t.Fatalf("db-fault-mid-request without a proxy: %v; want a skip that names Target.PostgresProxy and no flag", err)
+	}
+	tg.TopUp = &scenariotest.TopUp{Path: "/v1/accounts/{{.Account}}/top-ups"}
+	if _, err = scenariotest.Check(t.Context(), tg, "business-refusal"); errors.As(err, &skip) && strings.Contains(skip.Reason, "fund an account") {
+		t.Fatalf("business-refusal with a top-up: still skipped for the lack of one: %v", err)
+	}
+}

@@ -1,0 +1,44 @@
+package scenariotest
+
+import (
+	"strings"
+
+	"github.com/idemchaos/idemchaos/scenarios"
+)
+
+// words turns the command line's flags, which the shared reasons and
+// assumptions name, into the Target fields a test sets: a go test user
+// reads "set Target.TopUp", never "give --topup-path". Longer flags come
+// first, so that a flag is never taken for the start of another.
+var words = strings.NewReplacer(
+	"give --failpoints, for a service that speaks the failpoint protocol (docs/failpoints.md)",
+	"the failpoint protocol, which scenariotest does not speak: run it with idemchaos --failpoints (docs/failpoints.md)",
+	"give --failpoints (docs/failpoints.md) or run the service with a slower charge",
+	"run the service with a slower charge, or with idemchaos --failpoints (docs/failpoints.md)",
+	"give --topup-path (and --topup-body)", "set Target.TopUp (its Path and Body)",
+	"--toxiproxy-url and --postgres-proxy NAME", "Target.Toxiproxy and Target.PostgresProxy",
+	"--toxiproxy-url and --redis-proxy NAME", "Target.Toxiproxy and Target.RedisProxy",
+	"--toxiproxy-url", "Target.Toxiproxy",
+	"--postgres-proxy", "Target.PostgresProxy",
+	"--redis-proxy", "Target.RedisProxy",
+	"declared with --claim-timeout", "declared in Target.ClaimTimeout",
+	"declared with --key-ttl", "declared in Target.KeyTTL",
+	"raise --settle", "raise Target.ClaimTimeout",
+	"--success-status", "Target.Shape.Success",
+	"--accounts", "Target.Accounts",
+	"--body", "Target.Shape.Body",
+	"--path", "Target.Shape.Path",
+	"--allow-remote", "Target.AllowRemote",
+	"--failpoints", "the failpoint protocol",
+)
+
+// inOwnWords puts a result's reasons in the test's words.
+func inOwnWords(res scenarios.Result) scenarios.Result {
+	for i, a := range res.Assumptions {
+		res.Assumptions[i] = words.Replace(a)
+	}
+	for i, n := range res.Adapted {
+		res.Adapted[i] = words.Replace(n)
+	}
+	return res
+}
