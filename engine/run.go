@@ -65,6 +65,11 @@ func Run(ctx context.Context, e Executor, c scenarios.Cell, out string) (scenari
 	if err != nil {
 		return scenarios.Result{}, rec, err
 	}
+	if out != "" && len(rec.Plan.Ops) != len(plan.Ops) { // a run in rounds kept those it sent
+		if err := rundir.WritePlan(dir, rec.Cell, rec.Plan); err != nil {
+			return scenarios.Result{}, rec, err
+		}
+	}
 	res := scenarios.Judge(rec)
 	if out != "" {
 		err = rundir.WriteRecord(dir, rec, res)

@@ -104,7 +104,7 @@ func (r *Service) Execute(ctx context.Context, c scenarios.Cell, plan workload.P
 		return scenarios.Record{}, err
 	}
 	start := time.Now()
-	obs, err := r.execute(ctx, c, sc, plan)
+	obs, plan, err := r.execute(ctx, c, sc, plan)
 	if err == nil {
 		err = answered(obs, r.target.URLs, r.answers.Load())
 		r.answers.Add(int64(countAnswers(obs.History.Attempts)))
@@ -169,16 +169,20 @@ func countAnswers(atts []history.Attempt) int {
 	return n
 }
 
-func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Scenario, plan workload.Plan) (scenarios.Observation, error) {
+// execute runs the plan against the service and returns what it observed,
+// and the plan as it ran: a race-hunting cell's rounds end once its
+// overlaps reach the power target or its budget is spent (powered), and
+// the rounds it did not send are left out.
+func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Scenario, plan workload.Plan) (scenarios.Observation, workload.Plan, error) {
 	var obs scenarios.Observation
 	keys := planLookup(plan)
 	before, err := readCharges(ctx, r.ledger, keys)
 	if err != nil {
-		return obs, err
+		return obs, plan, err
 	}
 	fr, err := r.frontLinks()
 	if err != nil {
-		return obs, err
+		return obs, plan, err
 	}
 	defer fr.close()
 	t0 := time.Now()
@@ -188,7 +192,7 @@ func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	var fp *serviceFailpoints
 	if r.target.Failpoints { // the service fires the faults at its points
 		if fp, err = r.armFailpoints(sc, plan, since); err != nil {
-			return obs, err
+			return obs, plan, err
 		}
 		defer fp.close()
 		cfg.Header, cfg.Around = fp.header, gateAround(fp.gate)
@@ -199,12 +203,13 @@ func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	}
 	cl := client.New(cfg)
 	defer cl.Close()
-	attempts, topUps := runStages(ctx, cl, plan, r.fund(fr), nil, since)
+	attempts, topUps, stages := runStagesWhile(ctx, cl, plan, r.fund(fr), nil, since, powered(c, sc, since))
+	plan = plan.FirstStages(stages)
 	var probes []history.Attempt
 	probes, obs.History.Quiesced, err = afterTraffic(ctx, cl, sc, plan, attempts, r.heal, since, c.ClaimTTL, c.Profile.InFlight)
 	attempts = append(attempts, probes...)
 	if err := errors.Join(err, ctx.Err()); err != nil {
-		return obs, err
+		return obs, plan, err
 	}
 	obs.History.Seed, obs.History.Attempts = c.Seed, attempts
 	obs.History.ClaimTimeout, obs.History.KeyTTL = c.ClaimTTL, c.KeyTTL
@@ -224,7 +229,7 @@ func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	charges = withoutRows(charges, earlier, r.info.ChargeIDs)
 	obs.Ledger = history.Ledger{Charges: charges, RowsAtStart: len(keyed),
 		NoAttemptIDs: !r.info.AttemptIDs, NoChargeIDs: !r.info.ChargeIDs, NoKeyless: len(keys.keyless) > 0 && !r.readsKeyless()}
-	return obs, err
+	return obs, plan, err
 }
 
 // Settling: the ledger is read again every settlePoll until it has not

@@ -32,16 +32,28 @@ type storeEvents func(ctx context.Context, e workload.StoreEvent)
 // top-up by fund's own timeout.
 func runStages(ctx context.Context, cl *client.Client, plan workload.Plan, fund funder, event storeEvents,
 	since func() time.Duration) ([]history.Attempt, []scenarios.TopUpDone) {
+	attempts, paid, _ := runStagesWhile(ctx, cl, plan, fund, event, since, nil)
+	return attempts, paid
+}
+
+// runStagesWhile is runStages that starts a stage after the first only
+// while more says so, given the attempts so far (nil: every stage); it
+// also returns how many stages it ran.
+func runStagesWhile(ctx context.Context, cl *client.Client, plan workload.Plan, fund funder, event storeEvents,
+	since func() time.Duration, more func([]history.Attempt) bool) ([]history.Attempt, []scenarios.TopUpDone, int) {
 	if plan.Stages() == 1 && len(plan.TopUps) == 0 {
-		return cl.Run(ctx, plan), nil
+		return cl.Run(ctx, plan), nil, 1
 	}
 	var attempts []history.Attempt
 	var paid []scenarios.TopUpDone
 	for s := range plan.Stages() {
+		if s > 0 && more != nil && !more(attempts) {
+			return attempts, paid, s
+		}
 		stage, tops := plan.Stage(s)
 		for _, t := range tops {
 			if ctx.Err() != nil {
-				return attempts, paid
+				return attempts, paid, s
 			}
 			at := since()
 			done := fund(ctx, t)
@@ -57,5 +69,5 @@ func runStages(ctx context.Context, cl *client.Client, plan workload.Plan, fund 
 			attempts = append(attempts, cl.Run(ctx, stage)...)
 		}
 	}
-	return attempts, paid
+	return attempts, paid, plan.Stages()
 }

@@ -73,15 +73,23 @@ type junitProperty struct {
 	Value string `xml:"value,attr"`
 }
 
-// junitCoverage is the cell's exercised k/n as properties; nil when its
-// scenario counts none.
+// junitCoverage is the cell's exercised k/n and, for a race hunted in
+// rounds against a service, its overlaps over the seeds against the
+// target, as properties; nil when there is neither.
 func junitCoverage(c results.Cell) *junitProperties {
-	cov := c.Coverage()
-	if cov.Of == 0 {
+	var props []junitProperty
+	if cov := c.Coverage(); cov.Of > 0 {
+		props = append(props, junitProperty{Name: "exercised", Value: fmt.Sprintf("%d/%d", cov.Exercised, cov.Of)},
+			junitProperty{Name: "exercise", Value: xmlSafe(cov.What)})
+	}
+	if p, ok := c.Power(); ok {
+		props = append(props, junitProperty{Name: "overlaps", Value: fmt.Sprint(p.Overlaps)},
+			junitProperty{Name: "power_target", Value: fmt.Sprint(p.Target)}, junitProperty{Name: "rounds", Value: fmt.Sprint(p.Rounds)})
+	}
+	if len(props) == 0 {
 		return nil
 	}
-	return &junitProperties{Props: []junitProperty{{Name: "exercised", Value: fmt.Sprintf("%d/%d", cov.Exercised, cov.Of)},
-		{Name: "exercise", Value: xmlSafe(cov.What)}}}
+	return &junitProperties{Props: props}
 }
 
 // junitText is element text kept readable in CDATA, multi-line.

@@ -32,6 +32,24 @@ func Cells(rs []scenarios.Result) []Cell {
 // pass, and there is no catalog to speak of.
 func (c Cell) Service() bool { return len(c.Results) > 0 && c.Results[0].Service }
 
+// Power sums the power of the cell's seeds (overlaps and rounds; the
+// target per seed): ok false when its scenario hunts no race in rounds.
+func (c Cell) Power() (scenarios.Power, bool) {
+	var sum scenarios.Power
+	ok := false
+	for _, r := range c.Results {
+		if r.Power == nil {
+			continue
+		}
+		ok = true
+		sum.Overlaps += r.Power.Overlaps
+		sum.Rounds += r.Power.Rounds
+		sum.Target = r.Power.Target
+	}
+	sum.Detectable = scenarios.Detectable(sum.Overlaps)
+	return sum, ok
+}
+
 // Verdict is the cell's overall verdict: fail if any seed failed, else
 // inconclusive if any was, else pass.
 func (c Cell) Verdict() scenarios.Verdict {

@@ -47,6 +47,9 @@ type Scenario struct {
 	Assume func(o Observation) []string `json:"-"`
 	Target Target                       `json:"-"`
 	Policy client.Policy                `json:"-"`
+	// Hunts says the scenario hunts a race: against a user's service it
+	// sends rounds until its same-key overlaps reach the power target.
+	Hunts bool `json:"-"`
 	// Probe sends one more try of every key once every fault has healed and
 	// the claim timeout has passed: a key still answering 409 is stuck.
 	Probe bool      `json:"-"`

@@ -55,6 +55,9 @@ func Prepare(c Cell) (Cell, workload.Plan, error) {
 	}
 	c = c.withDefaults(sc)
 	plan := sc.Plan(workload.Seeded(c.Seed, "plan/"+sc.Name), Params{Replicas: c.Replicas})
+	if c.Powered(sc) {
+		plan = withRounds(sc, c.Seed, Params{Replicas: c.Replicas}, plan)
+	}
 	if c.Target != nil {
 		var skip string
 		if c.Adapted, skip = c.Target.adaptation(sc, c.Timing, plan); skip != "" {

@@ -51,6 +51,9 @@ type External struct {
 	// AllowRemote lets URLs off loopback be the target (a service in a
 	// cluster, say): load and faults then leave this machine.
 	AllowRemote bool `json:"allow_remote,omitempty"`
+	// Power is what a race-hunting scenario must achieve against the
+	// service before its pass counts (zero: the defaults).
+	Power PowerGoal `json:"power,omitzero"`
 	// Replay is how a replay must repeat the key's first answer: byte for
 	// byte (zero), or as JSON with the fields the service renders anew
 	// on every answer (a request id, a timestamp) left out.
@@ -95,6 +98,9 @@ func (t External) Check() error {
 	}
 	if err := t.Replay.Check(); err != nil {
 		return fmt.Errorf("replay comparison: %w", err)
+	}
+	if err := t.Power.Check(); err != nil {
+		return err
 	}
 	if err := t.checkTopUp(); err != nil {
 		return err

@@ -45,6 +45,12 @@ func (t External) Repro(c Cell) string {
 		flag("replay-compare", "bytes")
 	}
 	flag("replay-ignore", strings.Join(t.Replay.Ignore, ","))
+	if t.Power.Target > 0 {
+		flag("power-target", strconv.Itoa(t.Power.Target))
+	}
+	if t.Power.Budget > 0 {
+		flag("power-budget", t.Power.Budget.String())
+	}
 	if t.TopUp != nil {
 		flag("topup-path", t.TopUp.Path)
 		flag("topup-body", t.TopUp.Body)

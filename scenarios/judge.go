@@ -1,9 +1,11 @@
 package scenarios
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/idemchaos/idemchaos/scenarios/check"
+	"github.com/idemchaos/idemchaos/sim/workload"
 )
 
 // Failed is the result of a cell the harness could not run: inconclusive,
@@ -74,6 +76,26 @@ func Judge(rec Record) Result {
 		}
 	}
 	res.Exercise, res.Exercised = exercise(sc, obs)
+	if c.Powered(sc) {
+		judgePower(&res, c, plan, obs)
+	}
 	res.AsExpected = matches(res)
 	return res
+}
+
+// judgePower counts what a race-hunting run against a service achieved: a
+// pass below the target proves too little (inconclusive, with the count);
+// a pass at it says what it rules out.
+func judgePower(res *Result, c Cell, plan workload.Plan, obs Observation) {
+	goal := c.Target.Power.WithDefaults()
+	p := PowerOf(plan, obs.History, goal)
+	res.Power = &p
+	if res.Verdict != Pass {
+		return
+	}
+	if p.Overlaps < p.Target {
+		res.Verdict, res.Assumptions = Inconclusive, append(res.Assumptions, p.shortfall(goal.Budget))
+		return
+	}
+	res.Adapted = append(res.Adapted, fmt.Sprintf("seed %d: %s", res.Seed, p.Sentence("double charge")))
 }

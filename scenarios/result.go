@@ -59,6 +59,10 @@ type Result struct {
 	// Unexercised says Cover made this pass inconclusive: no seed of its
 	// cell exercised what the scenario is about.
 	Unexercised bool `json:"unexercised,omitempty"`
+	// Power is how hard a race-hunting scenario tried against a user's
+	// service: its same-key overlaps, rounds and what a pass rules out
+	// (nil for the built-in targets and the other scenarios).
+	Power *Power `json:"power,omitempty"`
 	// Error says the harness could not run the cell (the environment: a
 	// ledger that stopped answering, a proxy that failed), in one line; the
 	// verdict is then inconclusive and the run's exit code 3. Absent from

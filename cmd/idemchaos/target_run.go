@@ -68,6 +68,9 @@ func runTarget(ctx context.Context, c common, t targetFlags, cells []scenarios.C
 		return envError(err)
 	}
 	rs := out.Results
+	if err := noCellRan(rs); err != nil {
+		return envError(err)
+	}
 	skipped = append(skipped, out.Skipped...)
 	noteUndocumented(stderr, op, prog.statuses)
 	doc := results.NewDocument(rs, prog.lat, cmd, started)
@@ -85,6 +88,22 @@ func runTarget(ctx context.Context, c common, t targetFlags, cells []scenarios.C
 	}
 	announceOut(stderr, c.out)
 	return verdictExit(targetExit(rs))
+}
+
+// noCellRan is the first cell's error when no cell could run at all (a
+// service that is down, or that never answers): the run is then an
+// environment error, told in one line, as one cell's would be. Some cells
+// that ran are judged, those that could not run among them.
+func noCellRan(rs []scenarios.Result) error {
+	for _, r := range rs {
+		if r.Error == "" {
+			return nil
+		}
+	}
+	if len(rs) == 0 {
+		return nil
+	}
+	return errors.New(rs[0].Error)
 }
 
 // tellSkipped says, wrapped at the view's width, which scenarios cannot

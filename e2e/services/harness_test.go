@@ -135,6 +135,9 @@ func (v verdicts) summary() string {
 	var b strings.Builder
 	for _, r := range v.doc.Results {
 		fmt.Fprintf(&b, "  %s seed %d: %s %v", r.Scenario, r.Seed, r.Verdict, nonZero(r.Anomalies))
+		if r.Power != nil {
+			fmt.Fprintf(&b, " (%d overlaps in %d rounds, %d ms)", r.Power.Overlaps, r.Power.Rounds, r.DurationMS)
+		}
 		if r.Error != "" || len(r.Assumptions) > 0 {
 			fmt.Fprintf(&b, " %q %q", r.Error, r.Assumptions)
 		}

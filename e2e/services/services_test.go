@@ -79,3 +79,18 @@ func TestJSONBStorePassesAsJSON(t *testing.T) {
 	}
 	v.expect(t, "dropped-response", "fail", "replay_mismatch")
 }
+
+// TestCheckThenSetCaught: a Redis claim that is a GET then a SET (no NX)
+// leaves a sub-millisecond window between the look-up and the mark: a
+// run of one round meets it now and then; concurrent-duplicates sends
+// rounds until its overlaps reach the power target, and catches the
+// double charge on every seed.
+func TestCheckThenSetCaught(t *testing.T) {
+	t.Parallel()
+	s := start(t, "checkthenset")
+	v := s.judge(t, "concurrent-duplicates", seeds(t))
+	if v.code != exitViolated {
+		t.Errorf("exit %d, want %d\n%s", v.code, exitViolated, v.stderr)
+	}
+	v.expect(t, "concurrent-duplicates", "fail", "double_charge", "replay_mismatch", "lost_ack")
+}

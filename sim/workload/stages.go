@@ -126,6 +126,33 @@ func (p Plan) EventsAt(s int) []StoreEvent {
 
 // Bounds of a staged plan.
 const (
-	MaxStages = 8
+	MaxStages = 64 // a race-hunting run against a service sends up to this many rounds
 	MaxTopUps = 64
 )
+
+// FirstStages is the plan with its first n stages only: the ops, top-ups
+// and store events of the later stages left out (a plan run in rounds
+// that stopped early keeps those it ran).
+func (p Plan) FirstStages(n int) Plan {
+	if n >= p.Stages() {
+		return p
+	}
+	out := p
+	out.Ops, out.TopUps, out.Events = nil, nil, nil
+	for _, op := range p.Ops {
+		if op.Stage < n {
+			out.Ops = append(out.Ops, op)
+		}
+	}
+	for _, t := range p.TopUps {
+		if t.Stage < n {
+			out.TopUps = append(out.TopUps, t)
+		}
+	}
+	for _, e := range p.Events {
+		if e.Stage < n {
+			out.Events = append(out.Events, e)
+		}
+	}
+	return out
+}
