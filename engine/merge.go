@@ -38,7 +38,7 @@ func hiddenAttempt(e server.Entry, view *history.ServerView, attempts []history.
 	if known {
 		src := attempts[i]
 		a.Op, a.Try, a.Account, a.Amount, a.Fingerprint = src.Op, src.Try, src.Account, src.Amount, src.Fingerprint
-		a.ReplayProbe = src.ReplayProbe
+		a.ReplayProbe, a.HoldProbe = src.ReplayProbe, src.HoldProbe
 	}
 	a.Outcome, a.Hidden, a.Server = history.Indeterminate, true, view
 	return a

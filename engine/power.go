@@ -1,10 +1,14 @@
 package engine
 
 import (
+	"context"
+	"slices"
 	"time"
 
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/sim/client"
 	"github.com/idemchaos/idemchaos/sim/history"
+	"github.com/idemchaos/idemchaos/sim/workload"
 )
 
 // powered is when a race-hunting cell against a service sends its next
@@ -18,4 +22,38 @@ func powered(c scenarios.Cell, sc scenarios.Scenario, since func() time.Duration
 	return func(atts []history.Attempt) bool {
 		return since() < goal.Budget && scenarios.Overlaps(history.History{Attempts: atts}) < goal.Target
 	}
+}
+
+// holdPlan is the cell's hold probes, numbered from next (none when the
+// cell sends none: scenarios.Cell.ProbesHolds).
+func holdPlan(c scenarios.Cell, sc scenarios.Scenario, plan workload.Plan, next int) workload.Plan {
+	if !c.ProbesHolds(sc) {
+		return workload.Plan{}
+	}
+	return scenarios.HoldPlan(plan, c.Seed, c.Timing.Charge/3, next)
+}
+
+// holdProbes sends the hold probes, on the client of the main traffic once
+// it is over, and marks them.
+func holdProbes(ctx context.Context, cl *client.Client, hold workload.Plan) []history.Attempt {
+	out := cl.Run(ctx, hold)
+	for i := range out {
+		out[i].HoldProbe = true
+	}
+	return out
+}
+
+// withOps is plan with ops added (its own ops untouched).
+func withOps(plan workload.Plan, ops []workload.Op) workload.Plan {
+	plan.Ops = append(slices.Clone(plan.Ops), ops...)
+	return plan
+}
+
+// nextOp is the first op id after every attempt's.
+func nextOp(atts []history.Attempt) int {
+	next := 0
+	for _, a := range atts {
+		next = max(next, a.Op+1)
+	}
+	return next
 }

@@ -175,7 +175,8 @@ func countAnswers(atts []history.Attempt) int {
 // the rounds it did not send are left out.
 func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Scenario, plan workload.Plan) (scenarios.Observation, workload.Plan, error) {
 	var obs scenarios.Observation
-	keys := planLookup(plan)
+	hold := holdPlan(c, sc, plan, 0)
+	keys := planLookup(withOps(plan, hold.Ops))
 	before, err := readCharges(ctx, r.ledger, keys)
 	if err != nil {
 		return obs, plan, err
@@ -208,6 +209,9 @@ func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	var probes []history.Attempt
 	probes, obs.History.Quiesced, err = afterTraffic(ctx, cl, sc, plan, attempts, r.heal, since, c.ClaimTTL, c.Profile.InFlight)
 	attempts = append(attempts, probes...)
+	if err == nil && ctx.Err() == nil && len(hold.Ops) > 0 {
+		attempts = append(attempts, holdProbes(ctx, cl, holdPlan(c, sc, plan, nextOp(attempts)))...)
+	}
 	if err := errors.Join(err, ctx.Err()); err != nil {
 		return obs, plan, err
 	}

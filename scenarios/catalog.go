@@ -47,6 +47,10 @@ type Scenario struct {
 	Assume func(o Observation) []string `json:"-"`
 	Target Target                       `json:"-"`
 	Policy client.Policy                `json:"-"`
+	// ProbeHolds says a run against a user's service ends with the hold
+	// probes (HoldPlan): a duplicate held until its first request was
+	// answered is a held_duplicate.
+	ProbeHolds bool `json:"-"`
 	// Hunts says the scenario hunts a race: against a user's service it
 	// sends rounds until its same-key overlaps reach the power target.
 	Hunts bool `json:"-"`

@@ -83,7 +83,7 @@ func byKey(o Observation) map[string][]*history.Attempt {
 	out := map[string][]*history.Attempt{}
 	for i := range o.History.Attempts {
 		a := &o.History.Attempts[i]
-		if _, _, ok := span(a); ok && a.Key != "" && !a.ReplayProbe {
+		if _, _, ok := span(a); ok && a.Key != "" && !a.ReplayProbe && !a.HoldProbe {
 			out[a.Key] = append(out[a.Key], a)
 		}
 	}

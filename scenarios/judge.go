@@ -52,7 +52,7 @@ func Judge(rec Record) Result {
 	res := Result{Strategy: c.Strategy, Scenario: sc.Name, Seed: c.Seed, Profile: c.Profile.Name, Replicas: c.Replicas,
 		Anomalies: rep.Counts, Overcharged: rep.Overcharged, Currency: currency, Requests: len(obs.History.Attempts),
 		DurationMS: took.Milliseconds(), Expected: expected, Faults: len(plan.Faults()),
-		Findings: rep.Findings, Deviations: rep.Deviations, Timelines: timelines(rep.Findings, obs, plan, sc.Gate), Repro: c.Repro(),
+		Findings: rep.Findings, Deviations: rep.Deviations, Holds: rep.Holds, Timelines: timelines(rep.Findings, obs, plan, sc.Gate), Repro: c.Repro(),
 		Service: c.Target != nil}
 	if c.Adapted != nil {
 		res.Adapted = c.Adapted.Notes
@@ -78,6 +78,9 @@ func Judge(rec Record) Result {
 	res.Exercise, res.Exercised = exercise(sc, obs)
 	if c.Powered(sc) {
 		judgePower(&res, c, plan, obs)
+	}
+	if why := holdsAssumption(res.Holds); why != "" && res.Verdict == Pass {
+		res.Verdict, res.Assumptions = Inconclusive, append(res.Assumptions, why)
 	}
 	res.AsExpected = matches(res)
 	return res

@@ -154,7 +154,7 @@ func Overlaps(h history.History) int {
 	byKey := map[string][]*history.Attempt{}
 	for i := range h.Attempts {
 		a := &h.Attempts[i]
-		if a.Key != "" && a.Try == 1 && !a.Hidden && !a.ReplayProbe && a.Outcome != history.NotSent {
+		if a.Key != "" && a.Try == 1 && !a.Hidden && !a.ReplayProbe && !a.HoldProbe && a.Outcome != history.NotSent {
 			byKey[a.Key+"\x00"+a.Fingerprint] = append(byKey[a.Key+"\x00"+a.Fingerprint], a)
 		}
 	}

@@ -128,3 +128,53 @@ func TestJudgePower(t *testing.T) {
 		t.Errorf("below the target: %s, %q; want inconclusive with the count", res.Verdict, res.Assumptions)
 	}
 }
+
+// TestHoldPlan: the hold probes are HoldPairs pairs, each a fresh key on
+// an account of the plan, the duplicate the given delay after its first
+// request, each pair's first after the previous pair's first; only a
+// service cell whose charge was measured slow enough sends them.
+func TestHoldPlan(t *testing.T) {
+	c, plan, err := Prepare(serviceCell("concurrent-duplicates"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hold := HoldPlan(plan, c.Seed, 50*time.Millisecond, 1000)
+	if len(hold.Ops) != 2*HoldPairs {
+		t.Fatalf("%d ops, want %d", len(hold.Ops), 2*HoldPairs)
+	}
+	keys := map[string]bool{}
+	for _, op := range plan.Ops {
+		keys[op.Key] = true
+	}
+	for i := 0; i < len(hold.Ops); i += 2 {
+		a, b := hold.Ops[i], hold.Ops[i+1]
+		switch {
+		case a.ID != 1000+i || b.ID != a.ID+1 || a.Key != b.Key || keys[a.Key] || a.Account != b.Account || a.Amount != b.Amount:
+			t.Fatalf("pair %d: %+v, %+v", i/2, a, b)
+		case b.Delay != 50*time.Millisecond || a.Delay != 0 || a.MaxTries != 1 || b.MaxTries != 1:
+			t.Fatalf("pair %d: delays %s, %s, tries %d, %d", i/2, a.Delay, b.Delay, a.MaxTries, b.MaxTries)
+		case i > 0 && (a.After != i-2 || b.After != i-2):
+			t.Fatalf("pair %d starts after %d and %d, want %d", i/2, a.After, b.After, i-2)
+		}
+		keys[a.Key] = true
+	}
+	if again := HoldPlan(plan, c.Seed, 50*time.Millisecond, 1000); again.Ops[0].Key != hold.Ops[0].Key {
+		t.Error("the hold probes are not drawn from the seed")
+	}
+	if c.ProbesHolds(mustScenario(t, "concurrent-duplicates")) {
+		t.Error("a cell whose charge was not measured sends hold probes")
+	}
+	c.Timing = &Timing{Charge: 200 * time.Millisecond}
+	if !c.ProbesHolds(mustScenario(t, "concurrent-duplicates")) || c.ProbesHolds(mustScenario(t, "dropped-response")) {
+		t.Error("the hold probes go with concurrent-duplicates against a service slow enough, and only there")
+	}
+}
+
+func mustScenario(t *testing.T, name string) Scenario {
+	t.Helper()
+	sc, err := Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}

@@ -59,6 +59,10 @@ type Result struct {
 	// Unexercised says Cover made this pass inconclusive: no seed of its
 	// cell exercised what the scenario is about.
 	Unexercised bool `json:"unexercised,omitempty"`
+	// Holds is what the hold probes showed against a user's service: pairs
+	// of a key's first request and a duplicate sent while it was in
+	// flight, held, refused or undecided (nil: none were sent).
+	Holds *check.HoldProbes `json:"holds,omitempty"`
 	// Power is how hard a race-hunting scenario tried against a user's
 	// service: its same-key overlaps, rounds and what a pass rules out
 	// (nil for the built-in targets and the other scenarios).

@@ -16,7 +16,7 @@ const (
 
 var catalog = []Scenario{
 	{Name: "concurrent-duplicates", Doc: "K same-key, same-body requests released together by a barrier, over many trials",
-		Reveals: "check-then-act races; the 409 contract", Plan: planConcurrent, Assume: assumeOverlap, Exercise: exOverlap, Hunts: true},
+		Reveals: "check-then-act races; the 409 contract", Plan: planConcurrent, Assume: assumeOverlap, Exercise: exOverlap, Hunts: true, ProbeHolds: true},
 	{Name: "forced-race", Doc: "a gate holds request A after its key check until B has been answered: the race on every run",
 		Reveals: "the check-then-act race, deterministically", Plan: planForcedRace, Assume: assumeGateEngaged, Exercise: exGate,
 		Gate: &GateSpec{Hold: api.AfterCheck, Timeout: time.Second}},

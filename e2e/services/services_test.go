@@ -94,3 +94,25 @@ func TestCheckThenSetCaught(t *testing.T) {
 	}
 	v.expect(t, "concurrent-duplicates", "fail", "double_charge", "replay_mismatch", "lost_ack")
 }
+
+// TestHoldsCaught: a duplicate that waits for its key's first request (an
+// in-process mutex per key, with charges queueing on the account's row
+// lock; an INSERT waiting on the first request's uncommitted key row) is
+// caught by the hold probes on every seed, though neither service ever
+// charges twice.
+func TestHoldsCaught(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"mutexhold", "inserthold"} {
+		s := start(t, name)
+		v := s.judge(t, "concurrent-duplicates", seeds(t))
+		if v.code != exitViolated {
+			t.Errorf("%s: exit %d, want %d\n%s", name, v.code, exitViolated, v.stderr)
+		}
+		v.expect(t, "concurrent-duplicates", "fail", "held_duplicate")
+		for _, r := range v.doc.Results {
+			if r.Holds == nil || r.Holds.Refused > 0 || r.Holds.Held < r.Holds.Pairs/2 {
+				t.Errorf("%s seed %d: hold probes %+v; want most pairs held, none refused", name, r.Seed, r.Holds)
+			}
+		}
+	}
+}

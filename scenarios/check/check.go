@@ -150,6 +150,8 @@ type Report struct {
 	// behaviour (a declined key decided again, under a profile with
 	// RedecideRefusals): shown, never counted, never a failure. By key.
 	Deviations []Finding `json:"deviations,omitempty"`
+	// Holds is what the run's hold probes showed (nil: it sent none).
+	Holds *HoldProbes `json:"holds,omitempty"`
 }
 
 // Failed reports whether any invariant was violated.
@@ -170,6 +172,7 @@ func Run(in Input) Report {
 	c := newChecker(in)
 	c.expired = expired
 	c.checkKeys()
+	c.judgeHoldProbes()
 	c.checkBalances()
 	return c.report()
 }
@@ -186,6 +189,6 @@ func (c *checker) report() Report {
 	for rank := range catalog {
 		r.Findings = append(r.Findings, c.findings[rank]...)
 	}
-	r.Deviations = c.deviations
+	r.Deviations, r.Holds = c.deviations, c.holds
 	return r
 }

@@ -88,6 +88,8 @@ type checker struct {
 	// behaviour (refusals decided again): reported, never counted.
 	deviations []Finding
 	drifted    map[string]bool // keys with a byte-drift deviation already
+	pairs      []pairing       // the hold-probe pairs, judged together
+	holds      *HoldProbes
 }
 
 // chargeRow is a ledger row and how many rows carry its id.

@@ -75,7 +75,11 @@ func (c *checker) checkKey(key string, atts []*history.Attempt, chs []*history.C
 	if stuck {
 		c.stuckKey(key, atts, s, reds)
 	}
-	c.heldDuplicates(key, atts, chs, s)
+	if holdProbeAttempts(atts) {
+		c.holdProbe(key, atts)
+	} else {
+		c.heldDuplicates(key, atts, chs, s)
+	}
 	c.declined(key, atts, chs, ref)
 }
 

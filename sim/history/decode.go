@@ -219,6 +219,8 @@ func (d *decoder) attemptField(name []byte, a *Attempt) bool {
 		return d.once(18) && d.bool(&a.Hidden)
 	case "replay_probe":
 		return d.once(19) && d.bool(&a.ReplayProbe)
+	case "hold_probe":
+		return d.once(22) && d.bool(&a.HoldProbe)
 	case "server":
 		if !d.once(20) {
 			return false

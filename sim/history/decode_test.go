@@ -22,7 +22,7 @@ func everyField() history.Attempt {
 	return history.Attempt{Op: math.MaxInt, Try: -3, ID: "a\"1\\", Key: "k<&>\u2028\u00e9\U0001F600", Account: "acct_0",
 		Amount: math.MinInt64, Fingerprint: "f\t\n\r\b\f\x01", Replica: 2, Fault: "db-cut", Call: -1, Return: math.MaxInt64,
 		Status: 503, Outcome: history.Indeterminate, ChargeID: "ch_9", Body: `{"id":"ch_9","note":"</script>"}`,
-		Replayed: true, Err: "read: connection reset", Reused: true, Hidden: true, ReplayProbe: true,
+		Replayed: true, Err: "read: connection reset", Reused: true, Hidden: true, ReplayProbe: true, HoldProbe: true,
 		Server: &history.ServerView{Replica: 1, Start: 5, End: 9, Status: 201, ChargeID: "ch_9", Replayed: true}, Applied: &no}
 }
 

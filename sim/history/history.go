@@ -56,6 +56,11 @@ type Attempt struct {
 	// is judged like every other attempt; the mark only names it in
 	// evidence and stories.
 	ReplayProbe bool `json:"replay_probe,omitempty"`
+	// HoldProbe marks a request of the harness's hold probes, sent once
+	// the main traffic was over: a key's first request, then its duplicate
+	// while the first is in flight, to see whether the duplicate is
+	// refused at once or held until the first is done.
+	HoldProbe bool `json:"hold_probe,omitempty"`
 	// Server is what the target logged for this attempt; nil if it never arrived.
 	Server *ServerView `json:"server,omitempty"`
 	// Applied resolves an indeterminate attempt against the ledger: did it charge?

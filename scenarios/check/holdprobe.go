@@ -1,0 +1,97 @@
+package check
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/idemchaos/idemchaos/sim/history"
+)
+
+// HoldProbes is what the hold probes of a run showed (Attempt.HoldProbe):
+// pairs of a key's first request A and its duplicate B, sent while A was
+// in flight.
+type HoldProbes struct {
+	Pairs     int `json:"pairs"`
+	Held      int `json:"held"`      // B got A's 2xx only once A was answered
+	Refused   int `json:"refused"`   // B got the in-flight status at once
+	Undecided int `json:"undecided"` // B was sent after A was answered, or either got no answer
+}
+
+// pairing is one hold-probe pair, as the checker judged it.
+type pairing struct {
+	key         string
+	first, dup  *history.Attempt
+	held, wait  bool
+	refused     bool
+	undecidable bool
+}
+
+// holdProbe records the hold-probe pair of key (its attempts are the
+// pair's, in call order) for judging with the others (judgeHoldProbes).
+func (c *checker) holdProbe(key string, atts []*history.Attempt) {
+	if len(atts) != 2 {
+		return
+	}
+	a, b := atts[0], atts[1]
+	p := pairing{key: key, first: a, dup: b}
+	switch {
+	case b.Call >= a.Return || a.Outcome != history.Acked:
+		p.undecidable = true // A was answered (or failed) before B left: nothing in flight to wait on
+	case b.Status == c.inFlight:
+		p.refused = true
+	case b.Outcome == history.Acked && b.ChargeID == a.ChargeID && b.Return >= a.Return-holdSlack && b.Return-b.Call >= holdMin:
+		p.held = true
+	default:
+		p.undecidable = true
+	}
+	c.pairs = append(c.pairs, p)
+}
+
+// judgeHoldProbes counts the pairs and reports the held duplicates: each
+// pair whose duplicate was held, unless some duplicate of the run was
+// refused in flight (a service that refuses in-flight duplicates holds
+// none: a late 2xx there was the machine's stall, not the service).
+func (c *checker) judgeHoldProbes() {
+	if len(c.pairs) == 0 {
+		return
+	}
+	slices.SortFunc(c.pairs, func(x, y pairing) int { return int(x.first.Call - y.first.Call) })
+	h := &HoldProbes{Pairs: len(c.pairs)}
+	for _, p := range c.pairs {
+		switch {
+		case p.refused:
+			h.Refused++
+		case p.held:
+			h.Held++
+		default:
+			h.Undecided++
+		}
+	}
+	c.holds = h
+	if h.Refused > 0 || c.profile.InFlightWait {
+		return
+	}
+	for _, p := range c.pairs {
+		if p.held {
+			c.addProbeHeld(p, h)
+		}
+	}
+}
+
+// addProbeHeld records a held_duplicate of a hold-probe pair.
+func (c *checker) addProbeHeld(p pairing, h *HoldProbes) {
+	a, b := p.first, p.dup
+	wait := b.Return - b.Call
+	f := Finding{Anomaly: HeldDuplicate, Key: p.key, Account: b.Account, Attempts: []string{b.ID, a.ID}, Charges: appendUnique(nil, a.ChargeID)}
+	f.Detail = fmt.Sprintf("%s: hold probe %s, sent %s after its key's first request %s while it was in flight, waited %s and got its 2xx "+
+		"(%s) %s after %s was answered; %s answers %d at once to a duplicate in flight (the hold probes: %d of %d pairs held, none refused)",
+		keyLabel(p.key), b.ID, duration(b.Call-a.Call), a.ID, duration(wait), chargeLabel(a.ChargeID), duration(max(b.Return-a.Return, 0)),
+		a.ID, c.profileLabel(), c.inFlight, h.Held, h.Pairs)
+	c.add(rankHeldDuplicate, 1, f)
+}
+
+// holdProbeAttempts reports whether the key's attempts are a hold-probe
+// pair.
+func holdProbeAttempts(atts []*history.Attempt) bool {
+	return len(atts) > 0 && atts[0].HoldProbe
+}

@@ -1,0 +1,80 @@
+package scenarios
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/idemchaos/idemchaos/scenarios/check"
+	"github.com/idemchaos/idemchaos/sim/workload"
+)
+
+// Hold probes: a duplicate that waits for its key's first request instead
+// of getting 409 at once (a per-key mutex, an INSERT waiting on the
+// uncommitted key row, an account's row lock taken before the key is
+// looked at) is proved from outside by pairs of requests sent once the
+// traffic is over, one pair at a time on a quiet service: a key's first
+// request A, then its duplicate B a third of the measured charge later,
+// while A is surely in flight. A refused B (409) is no hold; a B that gets
+// A's 2xx only once A is answered was held; a B sent after A was answered
+// decides nothing. The checker judges the pairs together: a service that
+// refused any duplicate in flight holds none (a late 2xx there was the
+// machine, not the service).
+
+// HoldPairs is how many pairs a run's hold probes send.
+const HoldPairs = 6
+
+// HoldMinCharge is the least measured charge the hold probes run
+// against: below it, a duplicate cannot be sent while the first request
+// is surely in flight from outside, and a hold costs nothing to speak of.
+const HoldMinCharge = 30 * time.Millisecond
+
+// ProbesHolds reports whether the cell's run ends with hold probes: a
+// user's service, under a scenario that probes holds, whose charge was
+// measured slow enough.
+func (c Cell) ProbesHolds(sc Scenario) bool {
+	return c.Target != nil && sc.ProbeHolds && c.Timing != nil && c.Timing.Charge >= HoldMinCharge && !c.Profile.InFlightWait
+}
+
+// HoldPlan is the cell's hold probes: HoldPairs pairs of single tries,
+// numbered from next, each pair a fresh key (drawn from the seed and the
+// run's nonce) on the account, amount and currency of one of plan's keyed
+// ops, accounts taken in turn. A pair's first request starts once the
+// previous pair's first is answered; its duplicate delay after that.
+func HoldPlan(plan workload.Plan, seed uint64, delay time.Duration, next int) workload.Plan {
+	var templates []workload.Op
+	seen := map[string]bool{}
+	for _, op := range plan.Ops {
+		if op.Key != "" && !seen[op.Account] {
+			seen[op.Account] = true
+			templates = append(templates, op)
+		}
+	}
+	var p workload.Plan
+	if len(templates) == 0 {
+		return p
+	}
+	rng := workload.Seeded(seed^plan.Nonce, "hold-probes")
+	prev := -1
+	for i := range HoldPairs {
+		t := templates[i%len(templates)]
+		key := workload.NewKey(rng)
+		first := workload.Op{ID: next, Key: key, Account: t.Account, Amount: t.Amount, Currency: t.Currency,
+			Group: -1, After: prev, MaxTries: 1, Tries: []workload.Try{{Replica: 0}}}
+		dup := first
+		dup.ID, dup.Delay = next+1, delay
+		prev = len(p.Ops)
+		p.Ops = append(p.Ops, first, dup)
+		next += 2
+	}
+	return p
+}
+
+// holdsAssumption is why a run whose hold probes decided nothing proves
+// nothing about holds ("" when they decided).
+func holdsAssumption(h *check.HoldProbes) string {
+	if h == nil || h.Pairs == 0 || h.Held > 0 || h.Refused > 0 {
+		return ""
+	}
+	return fmt.Sprintf("the hold probes decided nothing: in each of %d pairs the first request was answered before its duplicate was sent "+
+		"(the service charged faster than it was measured): whether a duplicate in flight waits for it is not proved", h.Pairs)
+}
