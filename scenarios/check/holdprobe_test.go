@@ -37,10 +37,10 @@ func TestHoldProbes(t *testing.T) {
 	heldB := []opt{acked(201, "ch_2", "B"), returned(2402), replayed()}
 	refused := []opt{rejected(409), returned(135)}
 	for _, c := range []struct {
-		name    string
-		in      Input
-		held    int
-		holds   HoldProbes
+		name  string
+		in    Input
+		held  int
+		holds HoldProbes
 	}{
 		{"two held pairs", holdInput(api.IETF, holdPair(0, keyA, "ch_1", 0, held...), holdPair(2, keyB, "ch_2", 2000, heldB...)),
 			2, HoldProbes{Pairs: 2, Held: 2}},
