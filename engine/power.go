@@ -18,19 +18,10 @@ func powered(c scenarios.Cell, sc scenarios.Scenario, since func() time.Duration
 	if !c.Powered(sc) {
 		return nil
 	}
-	goal := c.Target.Power.WithDefaults()
+	goal := c.Goal(sc)
 	return func(atts []history.Attempt) bool {
 		return since() < goal.Budget && scenarios.Overlaps(history.History{Attempts: atts}) < goal.Target
 	}
-}
-
-// holdPlan is the cell's hold probes, numbered from next (none when the
-// cell sends none: scenarios.Cell.ProbesHolds).
-func holdPlan(c scenarios.Cell, sc scenarios.Scenario, plan workload.Plan, next int) workload.Plan {
-	if !c.ProbesHolds(sc) {
-		return workload.Plan{}
-	}
-	return scenarios.HoldPlan(plan, c.Seed, c.Timing.Charge/3, next)
 }
 
 // holdProbes sends the hold probes, on the client of the main traffic once
@@ -47,13 +38,4 @@ func holdProbes(ctx context.Context, cl *client.Client, hold workload.Plan) []hi
 func withOps(plan workload.Plan, ops []workload.Op) workload.Plan {
 	plan.Ops = append(slices.Clone(plan.Ops), ops...)
 	return plan
-}
-
-// nextOp is the first op id after every attempt's.
-func nextOp(atts []history.Attempt) int {
-	next := 0
-	for _, a := range atts {
-		next = max(next, a.Op+1)
-	}
-	return next
 }

@@ -175,7 +175,7 @@ func countAnswers(atts []history.Attempt) int {
 // the rounds it did not send are left out.
 func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Scenario, plan workload.Plan) (scenarios.Observation, workload.Plan, error) {
 	var obs scenarios.Observation
-	hold := holdPlan(c, sc, plan, 0)
+	hold := c.Holds(sc, plan)
 	keys := planLookup(withOps(plan, hold.Ops))
 	before, err := readCharges(ctx, r.ledger, keys)
 	if err != nil {
@@ -192,7 +192,7 @@ func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	cfg := client.Config{Routes: fr.route, Seed: c.Seed, Since: since, Policy: c.ClientPolicy(sc), Shape: r.target.Shape}
 	var fp *serviceFailpoints
 	if r.target.Failpoints { // the service fires the faults at its points
-		if fp, err = r.armFailpoints(sc, plan, since); err != nil {
+		if fp, err = r.armFailpoints(sc, withOps(plan, hold.Ops), since); err != nil {
 			return obs, plan, err
 		}
 		defer fp.close()
@@ -210,7 +210,7 @@ func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	probes, obs.History.Quiesced, err = afterTraffic(ctx, cl, sc, plan, attempts, r.heal, since, c.ClaimTTL, c.Profile.InFlight)
 	attempts = append(attempts, probes...)
 	if err == nil && ctx.Err() == nil && len(hold.Ops) > 0 {
-		attempts = append(attempts, holdProbes(ctx, cl, holdPlan(c, sc, plan, nextOp(attempts)))...)
+		attempts = append(attempts, holdProbes(ctx, cl, hold)...)
 	}
 	if err := errors.Join(err, ctx.Err()); err != nil {
 		return obs, plan, err

@@ -6,6 +6,7 @@ import (
 
 	"github.com/idemchaos/idemchaos/scenarios/check"
 	"github.com/idemchaos/idemchaos/sim/workload"
+	"github.com/idemchaos/idemchaos/targets/api"
 )
 
 // Hold probes: a duplicate that waits for its key's first request instead
@@ -24,23 +25,50 @@ import (
 const HoldPairs = 6
 
 // HoldMinCharge is the least measured charge the hold probes run
-// against: below it, a duplicate cannot be sent while the first request
-// is surely in flight from outside, and a hold costs nothing to speak of.
-const HoldMinCharge = 30 * time.Millisecond
+// against from outside: below it, a duplicate cannot be sent while the
+// first request is surely in flight. A service that speaks the failpoint
+// protocol is probed whatever its speed: its first request is held
+// HoldDelay at after-claim, its key claimed.
+const (
+	HoldMinCharge = 30 * time.Millisecond
+	HoldDelay     = 300 * time.Millisecond
+)
 
 // ProbesHolds reports whether the cell's run ends with hold probes: a
 // user's service, under a scenario that probes holds, whose charge was
 // measured slow enough.
 func (c Cell) ProbesHolds(sc Scenario) bool {
-	return c.Target != nil && sc.ProbeHolds && c.Timing != nil && c.Timing.Charge >= HoldMinCharge && !c.Profile.InFlightWait
+	if c.Target == nil || !sc.ProbeHolds || c.Profile.InFlightWait {
+		return false
+	}
+	return c.Target.Failpoints || c.Timing != nil && c.Timing.Charge >= HoldMinCharge
 }
 
-// HoldPlan is the cell's hold probes: HoldPairs pairs of single tries,
-// numbered from next, each pair a fresh key (drawn from the seed and the
-// run's nonce) on the account, amount and currency of one of plan's keyed
-// ops, accounts taken in turn. A pair's first request starts once the
-// previous pair's first is answered; its duplicate delay after that.
-func HoldPlan(plan workload.Plan, seed uint64, delay time.Duration, next int) workload.Plan {
+// HoldOffset is how far past the plan's ops the hold probes are numbered:
+// past every replay, stuck-key and confirming probe a run may send.
+const HoldOffset = 4 * workload.MaxOps
+
+// Holds is the cell's hold probes (HoldPlan), numbered from HoldOffset
+// past the plan's ops: a first request takes a third of the measured
+// charge's lead or, against a service that speaks the failpoint protocol,
+// is held HoldDelay at after-claim and takes a third of that.
+func (c Cell) Holds(sc Scenario, plan workload.Plan) workload.Plan {
+	if !c.ProbesHolds(sc) {
+		return workload.Plan{}
+	}
+	if c.Target.Failpoints {
+		inject := api.Injection{Action: api.Delay, Arg: HoldDelay, Point: api.AfterClaim}.String()
+		return HoldPlan(plan, c.Seed, HoldDelay/3, NextOp(plan)+HoldOffset, inject)
+	}
+	return HoldPlan(plan, c.Seed, c.Timing.Charge/3, NextOp(plan)+HoldOffset, "")
+}
+
+// HoldPlan is HoldPairs pairs of single tries, numbered from next, each
+// pair a fresh key (drawn from the seed and the run's nonce) on the
+// account, amount and currency of one of plan's keyed ops, accounts taken
+// in turn. A pair's first request (with inject, "" for none) starts once
+// the previous pair's first is answered; its duplicate delay after that.
+func HoldPlan(plan workload.Plan, seed uint64, delay time.Duration, next int, inject string) workload.Plan {
 	var templates []workload.Op
 	seen := map[string]bool{}
 	for _, op := range plan.Ops {
@@ -59,9 +87,9 @@ func HoldPlan(plan workload.Plan, seed uint64, delay time.Duration, next int) wo
 		t := templates[i%len(templates)]
 		key := workload.NewKey(rng)
 		first := workload.Op{ID: next, Key: key, Account: t.Account, Amount: t.Amount, Currency: t.Currency,
-			Group: -1, After: prev, MaxTries: 1, Tries: []workload.Try{{Replica: 0}}}
+			Group: -1, After: prev, MaxTries: 1, Tries: []workload.Try{{Replica: 0, Inject: inject}}}
 		dup := first
-		dup.ID, dup.Delay = next+1, delay
+		dup.ID, dup.Delay, dup.Tries = next+1, delay, []workload.Try{{Replica: 0}}
 		prev = len(p.Ops)
 		p.Ops = append(p.Ops, first, dup)
 		next += 2
