@@ -51,6 +51,9 @@ type Scenario struct {
 	// probes (HoldPlan): a duplicate held until its first request was
 	// answered is a held_duplicate.
 	ProbeHolds bool `json:"-"`
+	// Power is the scenario's own power goal (a scenario file's power:
+	// section); the command line's flags win. Zero: the defaults.
+	Power PowerGoal `json:"-"`
 	// Hunts says the scenario hunts a race: against a user's service it
 	// sends rounds until its same-key overlaps reach the power target.
 	Hunts bool `json:"-"`

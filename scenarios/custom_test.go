@@ -3,6 +3,7 @@ package scenarios
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/idemchaos/idemchaos/scenarios/spec"
 )
@@ -64,5 +65,34 @@ func TestFromSpecRefusesBuiltinNames(t *testing.T) {
 	}
 	if _, err := spec.Parse([]byte("name: dropped-response\n"), Names()); err == nil {
 		t.Fatal("a file took a built-in scenario's name")
+	}
+}
+
+// TestSpecPower: a scenario file that releases duplicates together hunts
+// its race in rounds against a service, to its own power goal unless the
+// command line gives one; a file that races nothing cannot ask for power.
+func TestSpecPower(t *testing.T) {
+	s, err := spec.Parse([]byte("name: burst\ntraffic: {keys: 5, duplicates: 2, together: true}\npower: {target: 450, budget: 20s}\n"), Names())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := FromSpec(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := serviceCell(s.Name)
+	c.Custom = &s
+	if !sc.Hunts || !sc.ProbeHolds || !c.Powered(sc) {
+		t.Fatalf("a racing scenario file: hunts %v, probes holds %v, powered %v", sc.Hunts, sc.ProbeHolds, c.Powered(sc))
+	}
+	if g := c.Goal(sc); g.Target != 450 || g.Budget != 20*time.Second {
+		t.Errorf("the file's goal: %+v", g)
+	}
+	c.Target.Power.Target = 100
+	if g := c.Goal(sc); g.Target != 100 || g.Budget != 20*time.Second {
+		t.Errorf("the flag wins the target, the file keeps the budget: %+v", g)
+	}
+	if _, err := spec.Parse([]byte("name: calm\ntraffic: {keys: 5}\npower: {target: 450}\n"), Names()); err == nil || !strings.Contains(err.Error(), "power") {
+		t.Errorf("power on a scenario that races nothing: %v", err)
 	}
 }

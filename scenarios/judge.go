@@ -77,7 +77,7 @@ func Judge(rec Record) Result {
 	}
 	res.Exercise, res.Exercised = exercise(sc, obs)
 	if c.Powered(sc) {
-		judgePower(&res, c, plan, obs)
+		judgePower(&res, c, sc, plan, obs)
 	}
 	if why := holdsAssumption(res.Holds); why != "" && res.Verdict == Pass {
 		res.Verdict, res.Assumptions = Inconclusive, append(res.Assumptions, why)
@@ -89,8 +89,8 @@ func Judge(rec Record) Result {
 // judgePower counts what a race-hunting run against a service achieved: a
 // pass below the target proves too little (inconclusive, with the count);
 // a pass at it says what it rules out.
-func judgePower(res *Result, c Cell, plan workload.Plan, obs Observation) {
-	goal := c.Target.Power.WithDefaults()
+func judgePower(res *Result, c Cell, sc Scenario, plan workload.Plan, obs Observation) {
+	goal := c.Goal(sc)
 	p := PowerOf(plan, obs.History, goal)
 	res.Power = &p
 	if res.Verdict != Pass {

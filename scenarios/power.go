@@ -114,6 +114,22 @@ func (g PowerGoal) Check() error {
 	return nil
 }
 
+// Goal is the cell's power goal: the service's (the command line), else
+// the scenario's (its file), else the defaults.
+func (c Cell) Goal(sc Scenario) PowerGoal {
+	var g PowerGoal
+	if c.Target != nil {
+		g = c.Target.Power
+	}
+	if g.Target <= 0 {
+		g.Target = sc.Power.Target
+	}
+	if g.Budget <= 0 {
+		g.Budget = sc.Power.Budget
+	}
+	return g.WithDefaults()
+}
+
 // Powered reports whether the cell hunts its race in rounds: a user's
 // service under a scenario that hunts one.
 func (c Cell) Powered(sc Scenario) bool { return c.Target != nil && sc.Hunts }

@@ -97,12 +97,12 @@ func TestCheckThenSetCaught(t *testing.T) {
 
 // TestHoldsCaught: a duplicate that waits for its key's first request (an
 // in-process mutex per key, with charges queueing on the account's row
-// lock; an INSERT waiting on the first request's uncommitted key row) is
-// caught by the hold probes on every seed, though neither service ever
-// charges twice.
+// lock; an INSERT waiting on the first request's uncommitted key row; the
+// account's row lock taken before the key is looked at) is caught by the
+// hold probes on every seed, though no service charges twice.
 func TestHoldsCaught(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"mutexhold", "inserthold"} {
+	for _, name := range []string{"mutexhold", "inserthold", "accounthold"} {
 		s := start(t, name)
 		v := s.judge(t, "concurrent-duplicates", seeds(t))
 		if v.code != exitViolated {

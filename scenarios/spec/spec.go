@@ -23,6 +23,7 @@ type Spec struct {
 	Faults   []Fault  `json:"faults,omitempty" yaml:"faults"`
 	Probe    bool     `json:"probe,omitempty" yaml:"probe"`
 	Target   Target   `json:"target" yaml:"target"`
+	Power    Power    `json:"power" yaml:"power"`
 }
 
 // Shown is what reports call the scenario: its reveals line, else where it

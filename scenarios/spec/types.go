@@ -53,6 +53,30 @@ type Target struct {
 	KeyTTL   Duration `json:"key_ttl" yaml:"key_ttl" default:"24h"`
 }
 
+// Power is what a scenario that releases duplicates together must reach
+// against a user's service before its pass counts: the same-key overlaps
+// its rounds must put in flight, and the longest it may send rounds for.
+type Power struct {
+	Target int      `json:"target" yaml:"target" default:"0"`
+	Budget Duration `json:"budget" yaml:"budget" default:"0s"`
+}
+
+// MaxPowerTarget and MaxPowerBudget bound a spec's power.
+const (
+	MaxPowerTarget = 100000
+	MaxPowerBudget = 30 * time.Minute
+)
+
+func (p Power) validate() error {
+	if err := intIn("power.target", int64(p.Target), 0, MaxPowerTarget); err != nil {
+		return err
+	}
+	if p.Budget < 0 || p.Budget.D() > MaxPowerBudget {
+		return fieldErr("power.budget", "%s: want 0 to %s", p.Budget, time.Duration(MaxPowerBudget))
+	}
+	return nil
+}
+
 // The fault kinds of a spec.
 const (
 	KindDropResponse = workload.DropResponse // client side: the response is lost after the server answered

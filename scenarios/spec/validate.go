@@ -16,10 +16,22 @@ var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
 func (s Spec) Validate(reserved []string) error {
 	validateText := func() error { return s.validateText(reserved) }
 	for _, check := range []func() error{validateText, s.Accounts.validate, s.Traffic.validate,
-		s.Retries.validate, s.Target.validate, s.validateFaults, s.validateTogether} {
+		s.Retries.validate, s.Target.validate, s.validateFaults, s.validateTogether, s.validatePower} {
 		if err := check(); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// validatePower checks the power and refuses it on a scenario that races
+// nothing: only duplicates released together are hunted in rounds.
+func (s Spec) validatePower() error {
+	if err := s.Power.validate(); err != nil {
+		return err
+	}
+	if (s.Power.Target > 0 || s.Power.Budget > 0) && !s.Races() {
+		return fieldErr("power", "needs duplicates released together (traffic.duplicates and traffic.together): only a race is hunted in rounds")
 	}
 	return nil
 }
