@@ -18,8 +18,10 @@ var Findings = []Finding{
 	{Targets: libraries, Scenarios: []string{"missing-key"}, Anomaly: check.StatusContract,
 		Text: "a request without a key is charged without idempotency instead of refused with 400: Fiber skips the middleware (`middleware/idempotency/idempotency.go: New`, \"Don't execute middleware if the idempotency key is empty\"), " +
 			"@node-idempotency/core only refuses it with enforceIdempotency (`packages/core/src/idempotency.ts: Idempotency.isEnabled`), Powertools skips it unless throwOnNoIdempotencyKey (`src/IdempotencyHandler.ts: shouldSkipIdempotency`); documented, and what the stripe profile allows."},
+	{Targets: fiber, Scenarios: []string{"concurrent-duplicates"}, Anomaly: check.HeldDuplicate,
+		Text: "a duplicate of a key in flight waits on the middleware's per-key lock and then replays, instead of 409 at once (`middleware/idempotency/idempotency.go: New`, `cfg.Lock.Lock(key)` then the second `maybeWriteCachedResponse`; `locker.go: MemoryLock.Lock`): the hold probes, a duplicate sent while the first request is held at after-claim, show it on every pair; documented (\"Lock locks an idempotency key\")."},
 	{Targets: fiber, Anomaly: check.HeldDuplicate, Timing: true,
-		Text: "a duplicate of a key in flight waits on the middleware's per-key lock and then replays, instead of 409 at once (`middleware/idempotency/idempotency.go: New`, `cfg.Lock.Lock(key)` then the second `maybeWriteCachedResponse`; `locker.go: MemoryLock.Lock`); documented (\"Lock locks an idempotency key\")."},
+		Text: "in the other scenarios the same per-key lock holds a duplicate only when it meets its first request in flight (`locker.go: MemoryLock.Lock`)."},
 	{Targets: fiber, Scenarios: []string{"payload-mismatch"}, Anomaly: check.MismatchExecuted,
 		Text: "a retry with another amount under a used key gets the first request's stored response as its own 2xx: the middleware keeps no fingerprint of the request, the key alone finds the response (`middleware/idempotency/idempotency.go: New, maybeWriteCachedResponse`).",
 		Report: &Report{Title: "Fiber idempotency middleware replays a response to a request with a different body",
