@@ -21,7 +21,7 @@ type HoldProbes struct {
 type pairing struct {
 	key         string
 	first, dup  *history.Attempt
-	held, wait  bool
+	held        bool
 	refused     bool
 	undecidable bool
 }
