@@ -110,7 +110,7 @@ func writeAdapted(w io.Writer, v View, cells []results.Cell) {
 	if len(as) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "\nhow scenarios were adapted to your service:")
+	fmt.Fprintln(w, "\nhow the scenarios ran against your service:")
 	for _, a := range as {
 		for _, n := range a.Notes {
 			fmt.Fprint(w, wrapWords("  "+a.Scenario+": ", "    ", n, v.Width))

@@ -94,6 +94,7 @@ func judgePower(res *Result, c Cell, sc Scenario, plan workload.Plan, obs Observ
 	p := PowerOf(plan, obs.History, goal)
 	res.Power = &p
 	if res.Verdict != Pass {
+		res.Adapted = append(res.Adapted, fmt.Sprintf("seed %d: %d overlapping same-key pairs over %s", res.Seed, p.Overlaps, plural(p.Rounds, "round")))
 		return
 	}
 	if p.Overlaps < p.Target {

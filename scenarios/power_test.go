@@ -119,6 +119,12 @@ func TestJudgePower(t *testing.T) {
 	if res.Power == nil || res.Power.Overlaps != 150 || res.Power.Rounds != 1 {
 		t.Fatalf("power %+v; want 150 overlaps in one round", res.Power)
 	}
+	rec.Obs.Ledger.Charges = append(rec.Obs.Ledger.Charges, rec.Obs.Ledger.Charges[0])
+	rec.Obs.Ledger.Charges[len(rec.Obs.Ledger.Charges)-1].ID, rec.Obs.Ledger.Charges[len(rec.Obs.Ledger.Charges)-1].Seq = "ch_twice", 1000
+	if res := Judge(rec); res.Verdict != Fail || !strings.Contains(strings.Join(res.Adapted, " "), "150 overlapping same-key pairs over 1 round") {
+		t.Errorf("a failure: %s, adapted %q; want the counts said", res.Verdict, res.Adapted)
+	}
+	rec.Obs.Ledger.Charges = rec.Obs.Ledger.Charges[:len(rec.Obs.Ledger.Charges)-1]
 	if res.Verdict != Pass || !strings.Contains(strings.Join(res.Adapted, " "), "no double charge in 150 overlapping same-key pairs over 1 round: a race hit by more than 1.98 % of overlaps") {
 		t.Errorf("at the target: %s, %q, adapted %q; want a pass that says what it rules out", res.Verdict, res.Assumptions, res.Adapted)
 	}
