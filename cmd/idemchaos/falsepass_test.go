@@ -234,16 +234,21 @@ func TestLateChargesAreWaitedFor(t *testing.T) {
 		Results []struct {
 			Verdict   string         `json:"verdict"`
 			Anomalies map[string]int `json:"anomalies"`
+			Power     struct {
+				Rounds int `json:"rounds"`
+			} `json:"power"`
 		} `json:"results"`
 	}
 	if err := json.Unmarshal([]byte(o.stdout), &doc); err != nil || len(doc.Results) != 1 {
 		t.Fatalf("exit %d, no JSON (%v):\n%s\n%s", o.code, err, o.stdout, o.stderr)
 	}
-	// 10 trials of 6 duplicates and their replay probes, every one charged;
-	// the ledger also holds the charges that measured the service first.
-	if r := doc.Results[0]; o.code != exitViolated || r.Anomalies["double_charge"] != l.rows(t)-scenarios.CalibrationCharges-10 {
-		t.Fatalf("exit %d, %d double charges counted, the final ledger holds %d rows for 10 keys and %d measuring charges", o.code,
-			r.Anomalies["double_charge"], l.rows(t), scenarios.CalibrationCharges)
+	// 10 trials of 6 duplicates a round and their replay probes, every one
+	// charged; the ledger also holds the charges that measured the service
+	// first.
+	r := doc.Results[0]
+	if keys := 10 * r.Power.Rounds; o.code != exitViolated || r.Power.Rounds < 1 || r.Anomalies["double_charge"] != l.rows(t)-scenarios.CalibrationCharges-keys {
+		t.Fatalf("exit %d, %d double charges counted, the final ledger holds %d rows for %d keys (%d rounds) and %d measuring charges", o.code,
+			r.Anomalies["double_charge"], l.rows(t), keys, r.Power.Rounds, scenarios.CalibrationCharges)
 	}
 	s.n.Store(0)
 	o = l.against(t, srv.URL, "--scenario", "concurrent-duplicates", "--settle", "200ms")

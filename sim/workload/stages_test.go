@@ -42,7 +42,7 @@ func TestStageSplitsThePlan(t *testing.T) {
 func TestStagesValidate(t *testing.T) {
 	for want, p := range map[string]workload.Plan{
 		"stage order":         {Ops: []workload.Op{op(0, 1, -1), op(1, 0, -1)}},
-		"stage 9 not in":      {Ops: []workload.Op{op(0, 9, -1)}},
+		"stage 64 not in":     {Ops: []workload.Op{op(0, workload.MaxStages, -1)}},
 		"funds between":       {Ops: []workload.Op{op(0, 0, -1)}, TopUps: []workload.TopUp{{Stage: 0, Account: "a", Amount: 1}}},
 		"no account":          {Ops: []workload.Op{op(0, 0, -1)}, TopUps: []workload.TopUp{{Stage: 1, Amount: 1}}},
 		"not a positive":      {Ops: []workload.Op{op(0, 0, -1)}, TopUps: []workload.TopUp{{Stage: 1, Account: "a"}}},
