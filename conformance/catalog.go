@@ -1,6 +1,10 @@
 package conformance
 
-import "time"
+import (
+	"time"
+
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
+)
 
 // Library versions, as the lock files pin them (conformance/fiber/go.sum,
 // conformance/*/package-lock.json).
@@ -61,8 +65,8 @@ var referencePromises = []Promise{
 // Catalog is every conformance target, in table order: the references
 // first, then the libraries.
 var Catalog = []Target{
-	reference("pg-tx", false),
-	reference("redis-pg-guard", true),
+	reference(design.Reference, false),
+	reference(design.Guarded, true),
 	{Name: "fiber-memory", Library: "Fiber v2 middleware/idempotency, in-memory storage", Version: fiberVersion, Source: fiberSource,
 		Kind: Go, Dir: "conformance/fiber", Replicas: 1, KeyHeader: "X-Idempotency-Key", ClaimTimeout: libraryClaim,
 		Setup: "idempotency.New() defaults: its in-memory storage and lock; one process", Promises: fiberPromises},

@@ -27,13 +27,11 @@ const (
 	BreaksMoney Class = "breaks money"
 )
 
-// deviations are the anomalies that break the contract's letter, not the
-// money; every other anomaly breaks money.
-var deviations = map[check.Anomaly]bool{check.StatusContract: true, check.HeldDuplicate: true}
-
-// ClassOf says which class an anomaly falls in.
+// ClassOf says which class an anomaly falls in: a deviation when its
+// definition says it breaks only the contract's letter, else it breaks
+// money.
 func ClassOf(a check.Anomaly) Class {
-	if deviations[a] {
+	if check.Define(a).Deviation {
 		return Deviates
 	}
 	return BreaksMoney

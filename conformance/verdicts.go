@@ -175,7 +175,7 @@ func classOfNames(names []string, pinned Class) Class {
 	}
 	c := Deviates
 	for _, n := range names {
-		if !deviations[anomalyNamed(n)] {
+		if ClassOf(anomalyNamed(n)) == BreaksMoney {
 			c = BreaksMoney
 		}
 	}

@@ -49,3 +49,37 @@ func TestAWaitingProfileExpectsNoHeldDuplicate(t *testing.T) {
 		t.Errorf("in_flight: wait: %v", got)
 	}
 }
+
+// TestDeclaredFlawsNameKnownScenariosAndAnomalies: what a strategy's
+// definition declares names scenarios of the catalog and anomalies of the
+// checker, and every scenario's demo is declared by one strategy only.
+func TestDeclaredFlawsNameKnownScenariosAndAnomalies(t *testing.T) {
+	demoOf := map[string]string{}
+	for _, s := range design.Catalog() {
+		for what, d := range map[string]design.Declared{"fails": s.Fails, "never shows": s.NeverShows} {
+			for sc, names := range d {
+				if !slices.Contains(scenarios.Names(), sc) {
+					t.Errorf("%s %s in unknown scenario %q", s.Name, what, sc)
+				}
+				for _, n := range names {
+					if !slices.Contains(check.Names(), n) {
+						t.Errorf("%s %s unknown anomaly %q in %s", s.Name, what, n, sc)
+					}
+				}
+			}
+		}
+		for _, sc := range s.Demos {
+			if other, ok := demoOf[sc]; ok {
+				t.Errorf("scenario %s: demo of both %s and %s", sc, other, s.Name)
+			}
+			demoOf[sc] = s.Name
+			if !slices.Contains(scenarios.Names(), sc) {
+				t.Errorf("%s demos unknown scenario %q", s.Name, sc)
+			}
+		}
+	}
+	if got := scenarios.Expected("redis-setnx", "redis-fault-after-commit", api.IETF); !slices.Equal(got,
+		[]check.Anomaly{check.DoubleCharge, check.StoreDesync}) {
+		t.Errorf("redis-setnx / redis-fault-after-commit declares %v", got)
+	}
+}

@@ -1,6 +1,10 @@
 package scenarios
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
+)
 
 // A hidden-retry lesson is a demo of a client library re-sending a call
 // behind its caller's back (DESIGN.md section 6): not an anomaly class of
@@ -29,7 +33,7 @@ var hiddenLessons = []HiddenLesson{
 // HTTPResendStrategies are the strategies the net/http lesson runs, in
 // order: without a key layer the hidden re-send charges twice, with the
 // reference one it replays.
-func HTTPResendStrategies() []string { return []string{"none", "pg-tx"} }
+func HTTPResendStrategies() []string { return []string{design.Baseline, design.Reference} }
 
 // HiddenLessons lists the hidden-retry lessons.
 func HiddenLessons() []HiddenLesson { return slices.Clone(hiddenLessons) }

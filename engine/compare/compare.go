@@ -14,6 +14,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
+
 	"github.com/idemchaos/idemchaos/engine"
 	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/sim/load"
@@ -150,17 +152,17 @@ func measurers(ctx context.Context, c Config, s Stores) ([]measurer, func(), err
 	ms := []measurer{
 		{MeasurePgbench, "tps", pgb.taker(pgb.pgTx)},
 		{MeasurePgbenchNone, "tps", pgb.taker(pgb.none)},
-		{MeasureWrkNone, "req/s", w.taker("none")},
-		{MeasureWrkPgTx, "req/s", w.taker("pg-tx")},
-		{MeasureWrkGuard, "req/s", w.taker("redis-pg-guard")},
-		{MeasureKeepAlive, "req/s", throughput(c, keep, "pg-tx")},
-		{MeasurePerConn, "req/s", throughput(c, perConn, "pg-tx")},
-		{MeasureOpenNone, "ms p50", p50(c, openB, "none")},
-		{MeasureOpenPgTx, "ms p50", p50(c, openB, "pg-tx")},
+		{MeasureWrkNone, "req/s", w.taker(design.Baseline)},
+		{MeasureWrkPgTx, "req/s", w.taker(design.Reference)},
+		{MeasureWrkGuard, "req/s", w.taker(design.Guarded)},
+		{MeasureKeepAlive, "req/s", throughput(c, keep, design.Reference)},
+		{MeasurePerConn, "req/s", throughput(c, perConn, design.Reference)},
+		{MeasureOpenNone, "ms p50", p50(c, openB, design.Baseline)},
+		{MeasureOpenPgTx, "ms p50", p50(c, openB, design.Reference)},
 	}
 	if c.Vegeta != "" {
 		v := vegeta{cfg: c, b: openB, open: open}
-		ms = append(ms, measurer{MeasureVegetaPgTx, "ms p50", v.taker("pg-tx")})
+		ms = append(ms, measurer{MeasureVegetaPgTx, "ms p50", v.taker(design.Reference)})
 	}
 	return ms, closeAll, nil
 }
@@ -185,7 +187,7 @@ func benchOne(ctx context.Context, c Config, b *engine.Bencher, name string) (re
 		return results.BenchResult{}, nil, err
 	}
 	for a, n := range r.Anomalies {
-		if n > 0 && name != "none" { // none double-charges every duplicate
+		if n > 0 && name != design.Baseline { // the baseline double-charges every duplicate
 			return r, nil, fmt.Errorf("%s under load: %d %s", name, n, a)
 		}
 	}

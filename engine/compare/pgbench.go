@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
+
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemchaos/idemchaos/sim/load"
@@ -49,8 +51,8 @@ func newPgbench(ctx context.Context, c Config, dsn string) (*pgbench, error) {
 	}
 	file := func(name string) string { return filepath.Join(c.Dir, name) }
 	p := &pgbench{cfg: c, dsn: dsn, pool: pool,
-		pgTx: pgbenchScripts{name: "pg-tx", fresh: file("pg-tx-fresh.sql"), retry: file("pg-tx-replay.sql")},
-		none: pgbenchScripts{name: "none", fresh: file("none.sql")}}
+		pgTx: pgbenchScripts{name: design.Reference, fresh: file("pg-tx-fresh.sql"), retry: file("pg-tx-replay.sql")},
+		none: pgbenchScripts{name: design.Baseline, fresh: file("none.sql")}}
 	err = firstErr(ledger.Migrate(ctx, pool),
 		os.WriteFile(p.pgTx.fresh, []byte(Script(strategy.PgTxFresh(), freshValues)), 0o644),
 		os.WriteFile(p.pgTx.retry, []byte(Script(strategy.PgTxReplay(), replayValues)), 0o644),

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strconv"
 
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
+
 	"github.com/idemchaos/idemchaos/engine"
 	"github.com/idemchaos/idemchaos/sim/load"
 	"github.com/idemchaos/idemchaos/targets/api"
@@ -69,7 +71,7 @@ func underTool(ctx context.Context, c Config, b *engine.Bencher, name, tool stri
 		cpu = win.end(out.cpu)
 		return err
 	})
-	if err == nil && served.DoubleCharged > 0 && name != "none" {
+	if err == nil && served.DoubleCharged > 0 && name != design.Baseline {
 		err = fmt.Errorf("%s under %s: %d keys charged more than once", name, tool, served.DoubleCharged)
 	}
 	return out, cpu, err

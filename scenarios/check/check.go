@@ -104,6 +104,7 @@ package check
 import (
 	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/targets/api"
+	"slices"
 	"time"
 )
 
@@ -174,19 +175,31 @@ func Run(in Input) Report {
 	c.checkKeys()
 	c.judgeHoldProbes()
 	c.checkBalances()
+	c.findRegistered(in)
 	return c.report()
+}
+
+// findRegistered runs the Find of every anomaly added with Register.
+func (c *checker) findRegistered(in Input) {
+	for rank := numBuiltin; rank < len(c.counts); rank++ {
+		for _, f := range registry[rank].Find(in) {
+			f.Anomaly = registry[rank].Anomaly
+			c.add(rank, 1, f)
+		}
+		slices.SortStableFunc(c.findings[rank], byKey)
+	}
 }
 
 // report assembles the findings in their stable order.
 func (c *checker) report() Report {
-	r := Report{Counts: make(map[Anomaly]int, numAnomalies), Overcharged: c.overcharged}
+	r := Report{Counts: make(map[Anomaly]int, len(c.counts)), Overcharged: c.overcharged}
 	total := 0
-	for rank, e := range catalog {
-		r.Counts[e.anomaly] = c.counts[rank]
+	for rank, n := range c.counts {
+		r.Counts[registry[rank].Anomaly] = n
 		total += len(c.findings[rank])
 	}
 	r.Findings = make([]Finding, 0, total)
-	for rank := range catalog {
+	for rank := range c.findings {
 		r.Findings = append(r.Findings, c.findings[rank]...)
 	}
 	r.Deviations, r.Holds = c.deviations, c.holds

@@ -27,15 +27,15 @@ func TestNames(t *testing.T) {
 		if a.Short() == string(a) || len(a.Short()) > 3 {
 			t.Errorf("%s has no short code (%q)", a, a.Short())
 		}
-		if catalog[rank(a)].anomaly != a {
+		if registry[rank(a)].Anomaly != a {
 			t.Errorf("%s: rank out of catalog order", a)
 		}
 	}
 	ranks := []Anomaly{DoubleCharge, LostAck, ReplayMismatch, MismatchExecuted, Balance, StatusContract, StuckKey,
 		StoreDesync, CachedError, HeldDuplicate, RefusalNotReplayed}
 	for i, a := range ranks {
-		if catalog[i].anomaly != a || i != rank(a) {
-			t.Errorf("rank %d is %s in the catalog, want %s", i, catalog[i].anomaly, a)
+		if registry[i].Anomaly != a || i != rank(a) {
+			t.Errorf("rank %d is %s in the catalog, want %s", i, registry[i].Anomaly, a)
 		}
 	}
 	if Anomaly("unknown").Short() != "unknown" {

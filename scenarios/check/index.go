@@ -81,8 +81,8 @@ type checker struct {
 
 	scratch keyScratch
 
-	counts      [numAnomalies]int
-	findings    [numAnomalies][]Finding
+	counts      []int       // per rank
+	findings    [][]Finding // per rank
 	overcharged int64
 	// deviations are findings the profile documents as its service's
 	// behaviour (refusals decided again): reported, never counted.
@@ -107,6 +107,7 @@ func newChecker(in Input) *checker {
 	if c.inFlight == 0 {
 		c.inFlight = 409
 	}
+	c.counts, c.findings = make([]int, len(registry)), make([][]Finding, len(registry))
 	c.group(h.Attempts, in.Ledger.Charges, in.Ledger.Redis)
 
 	c.rows = make(map[string]chargeRow, len(c.chs))

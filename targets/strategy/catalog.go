@@ -9,7 +9,7 @@ import (
 
 // builders build each design of the catalog (targets/strategy/design) by
 // its name; a test keeps the two lists equal.
-var builders = map[string]func(Deps) Strategy{
+var builders = map[string]Builder{
 	"none":               newNone,
 	"memory":             newMemory,
 	"redis-getset":       newRedisGetSet,
@@ -25,6 +25,24 @@ var builders = map[string]func(Deps) Strategy{
 	"pg-split-debit":     newPgSplitDebit,
 	"pg-tx":              func(d Deps) Strategy { return pgTx{deps: d, fingerprint: true} },
 	"redis-pg-guard":     func(d Deps) Strategy { return redisPgGuard{d} },
+}
+
+// Builder builds a strategy on its stores.
+type Builder func(Deps) Strategy
+
+// Register adds a strategy: its definition to the design catalog and its
+// builder here, the one call a new strategy's file makes from its init
+// function, as a Toxiproxy toxic registers itself. It panics on a name
+// already taken or a nil builder.
+func Register(info design.Info, build Builder) {
+	if build == nil {
+		panic(fmt.Sprintf("strategy: %s registered without a builder", info.Name))
+	}
+	if _, ok := builders[info.Name]; ok {
+		panic(fmt.Sprintf("strategy: %s is already registered", info.Name))
+	}
+	design.Register(info)
+	builders[info.Name] = build
 }
 
 // New builds the named strategy on deps.

@@ -27,7 +27,34 @@ type Info struct {
 	ReplayFrom string `json:"replay_from"`
 	// Steps is what it does with a key, as a narration tells it.
 	Steps Steps `json:"-"`
+	// Fails declares the scenarios the strategy must fail under the ietf
+	// profile and the anomalies each must show; it must pass every other
+	// scenario. A flawed strategy that stops being caught is a regression
+	// of the harness.
+	Fails Declared `json:"fails,omitempty"`
+	// NeverShows lists anomalies a cell must not show even when it fails:
+	// a poisoned key is bad, but it must never be mistaken for a double
+	// charge.
+	NeverShows Declared `json:"never_shows,omitempty"`
+	// Demos are the scenarios whose demo shows this strategy unless told
+	// otherwise: the ones whose flaw it shows best.
+	Demos []string `json:"-"`
 }
+
+// Declared maps a scenario's name to anomalies, by the names the checker
+// gives them ("double_charge"): the catalogs are checked against each other
+// by the scenarios' tests, as this package may not import the checker.
+type Declared map[string][]string
+
+// The strategies other catalogs name by their role: the baseline without a
+// key layer, the reference design, and the reference behind a Redis guard
+// (the bench's comparisons, the conformance table's reference rows, the
+// net/http lesson).
+const (
+	Baseline  = "none"
+	Reference = "pg-tx"
+	Guarded   = "redis-pg-guard"
+)
 
 // Where a strategy replays from.
 const (
@@ -68,52 +95,38 @@ const (
 	PostgresDebitApart  Step = "postgres-debit-apart"  // debited the account in a first transaction, already committed
 )
 
-var catalog = []Info{
-	{Name: "none", Mechanism: "no idempotency layer", Flaw: "every retry charges again", ReplayFrom: ReplayNowhere},
-	{Name: "memory", Mechanism: "per-replica in-process map: claim, fingerprint, stored response",
-		Flaw: "state is per process: a retry on another replica charges again", ReplayFrom: ReplayMemory,
-		Steps: Steps{Check: MemoryClaim, Store: MemoryStore}},
-	{Name: "redis-getset", Mechanism: "GET key; if absent charge in Postgres, then SET the response",
-		Flaw: "check-then-act race: concurrent duplicates all see the key absent", Redis: true, ReplayFrom: ReplayRedis,
-		Steps: Steps{Check: RedisGet, Store: RedisStore}},
-	{Name: "redis-setnx", Mechanism: "SET NX EX claim, charge in Postgres, SET the response, DEL on error",
-		Flaw: "two systems: a lost response write or an expired claim lets a retry charge again", Redis: true,
-		ReplayFrom: ReplayRedis, Steps: Steps{Check: RedisSetNX, Store: RedisStore}},
-	{Name: "redis-sticky", Mechanism: "as redis-setnx, but the claim lives as long as the key and is never released on error",
-		Flaw: "poisoned key: after a failure every retry gets 409 until the TTL", Redis: true, ReplayFrom: ReplayRedis,
-		Steps: Steps{Check: RedisSetNX, Store: RedisStore}},
-	{Name: "redis-cache-errors", Mechanism: "as redis-setnx, but every response is stored, 5xx included",
-		Flaw: "poisoned key: a transient 5xx is replayed to every retry", Redis: true, ReplayFrom: ReplayRedis,
-		Steps: Steps{Check: RedisSetNX, Store: RedisStore}},
-	{Name: "pg-split-tx", Mechanism: "key row committed in_progress in one transaction, charge and completion in a second, no recovery",
-		Flaw:       "poisoned key: a failure between the two transactions leaves the key in progress forever",
-		ReplayFrom: ReplayPostgres, Steps: Steps{Check: PostgresInProgress, Store: PostgresStore}},
-	{Name: "pg-nofingerprint", Mechanism: "as pg-tx, without the request fingerprint",
-		Flaw: "a retry with another payload gets the first payload's response", ReplayFrom: ReplayPostgres,
-		Steps: Steps{Check: PostgresRead, Claim: PostgresLock, Store: PostgresStore}},
-	{Name: "pg-blocking-claim", Mechanism: "as pg-tx, but the claim is a plain INSERT ... ON CONFLICT DO NOTHING, without a non-blocking lock",
-		Flaw:       "held duplicate: a second request for a key whose first is in flight waits on that transaction, then replays, instead of 409 at once",
-		ReplayFrom: ReplayPostgres, Steps: Steps{Check: PostgresInsert, Store: PostgresStore}},
-	{Name: "pg-success-only", Mechanism: "as pg-tx, but only a 2xx is stored with the key; any other answer deletes the key row, releasing the key (a common middleware default)",
-		Flaw:       "a declined charge is not kept: a retry of the declined key is decided again and, once the account is funded, charges",
-		ReplayFrom: ReplayPostgres, Steps: Steps{Check: PostgresRead, Claim: PostgresLock, Store: PostgresStore}},
-	{Name: "pg-standby-read", Mechanism: "looks the key up on a hot standby to spare the primary; if absent, charges on the primary and writes the key row after the charge with ON CONFLICT DO NOTHING (no claim first)",
-		Flaw:       "the standby lags: a retry of a completed key finds nothing there and charges again; the key's primary key guards nothing",
-		ReplayFrom: ReplayPostgres, Steps: Steps{Check: StandbyRead, Store: PostgresStoreAfter}},
-	{Name: "pg-async-commit", Mechanism: "as pg-tx, with SET LOCAL synchronous_commit = off in the transaction",
-		Flaw:       "COMMIT returns before its WAL is written: a crash of the primary right after loses the key row and the charge the client was told of",
-		ReplayFrom: ReplayPostgres, Steps: Steps{Check: PostgresRead, Claim: PostgresLock, Store: PostgresStore}},
-	{Name: "pg-split-debit", Mechanism: "as pg-tx, but the debit commits in a first transaction and the charge row, the key and the response in a second (the wallet's Debit and the charges' Record each open their own), under a session lock on the key",
-		Flaw:       "a failure of the second transaction rolls back the charge row and the key, not the money: the balance drifts from the charges, and the retry debits again",
-		ReplayFrom: ReplayPostgres, Steps: Steps{Check: PostgresRead, Claim: PostgresSessionLock, Store: PostgresStore, Debit: PostgresDebitApart}},
-	{Name: "pg-tx", Mechanism: "one Postgres transaction: non-blocking claim (the key's advisory lock), check, charge, INSERT key with the response; fingerprint checked",
-		ReplayFrom: ReplayPostgres, Steps: Steps{Check: PostgresRead, Claim: PostgresLock, Store: PostgresStore}},
-	{Name: "redis-pg-guard", Mechanism: "Redis SET NX claim for the fast 409 path; pg-tx's transaction behind it, whose key row in Postgres is the truth",
-		Redis: true, ReplayFrom: ReplayRedisPostgres, Steps: Steps{Check: PostgresRead, Claim: RedisGuard, Store: PostgresStore}},
+// catalog is every strategy: the built-in ones, then those added by
+// Register.
+var catalog = slices.Clone(builtin)
+
+// Register adds a strategy to the catalog, after the built-in ones; the
+// implementation registers its builder beside it (strategy.Register does
+// both). Call it from an init function: the catalog is not guarded. It
+// panics on a definition without a name, a mechanism or a replay source,
+// or on a name already taken, as database/sql's Register does.
+func Register(s Info) {
+	switch {
+	case s.Name == "" || s.Mechanism == "" || s.ReplayFrom == "":
+		panic(fmt.Sprintf("design: strategy %q needs a name, a mechanism and a replay source", s.Name))
+	case slices.Contains(Names(), s.Name):
+		panic(fmt.Sprintf("design: strategy %q is already registered", s.Name))
+	}
+	catalog = append(catalog, s)
 }
 
-// Catalog lists the built-in strategies in a stable order.
+// Catalog lists the strategies in a stable order.
 func Catalog() []Info { return slices.Clone(catalog) }
+
+// DemoOf is the strategy the demo of a scenario shows unless told
+// otherwise ("" if none says so).
+func DemoOf(scenario string) string {
+	for _, s := range catalog {
+		if slices.Contains(s.Demos, scenario) {
+			return s.Name
+		}
+	}
+	return ""
+}
 
 // Names lists the strategy names in catalog order.
 func Names() []string {

@@ -42,3 +42,38 @@ func TestCatalog(t *testing.T) {
 		t.Error("Catalog exposes its backing array")
 	}
 }
+
+// TestRolesNameTheirDesigns: the baseline has no key layer and a flaw, the
+// reference and the guarded reference none.
+func TestRolesNameTheirDesigns(t *testing.T) {
+	for name, flawed := range map[string]bool{Baseline: true, Reference: false, Guarded: false} {
+		s, err := Lookup(name)
+		if err != nil || (s.Flaw != "") != flawed {
+			t.Errorf("%s: %v, flaw %q", name, err, s.Flaw)
+		}
+	}
+}
+
+// TestRegisterAddsAfterTheBuiltIns: a registered strategy follows the
+// built-in ones and is looked up like them; a second one of its name, or
+// one without a mechanism, panics.
+func TestRegisterAddsAfterTheBuiltIns(t *testing.T) {
+	defer func(c []Info) { catalog = c }(catalog)
+	Register(Info{Name: "pg-test", Mechanism: "as pg-tx", ReplayFrom: ReplayPostgres, Demos: []string{"test-scenario"}})
+	if names := Names(); names[len(names)-1] != "pg-test" || len(names) != len(builtin)+1 {
+		t.Fatalf("names: %v", names)
+	}
+	if DemoOf("test-scenario") != "pg-test" {
+		t.Error("its demo is not found")
+	}
+	for _, s := range []Info{{Name: "pg-test", Mechanism: "again", ReplayFrom: ReplayPostgres}, {Name: "pg-bare", ReplayFrom: ReplayPostgres}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s registered", s.Name)
+				}
+			}()
+			Register(s)
+		}()
+	}
+}
