@@ -41,7 +41,7 @@ type Executor interface {
 // target misbehaved; a *scenarios.SkipError says the cell cannot run
 // against that target.
 func Run(ctx context.Context, e Executor, c scenarios.Cell, out string) (scenarios.Result, scenarios.Record, error) {
-	if t, ok := e.(Timer); ok && c.Target != nil && c.Timing == nil {
+	if t, ok := e.(Timer); ok && c.Service() && c.Timing == nil {
 		timing, err := t.Timing(ctx)
 		if err != nil && (c.NeedsTiming() || ctx.Err() != nil) {
 			return scenarios.Result{}, scenarios.Record{}, err
@@ -52,7 +52,7 @@ func Run(ctx context.Context, e Executor, c scenarios.Cell, out string) (scenari
 	if err != nil {
 		return scenarios.Result{}, scenarios.Record{}, err
 	}
-	if c.Target != nil {
+	if c.Service() {
 		plan = plan.Rekey(newNonce())
 	}
 	dir := rundir.CellDir(out, c)

@@ -48,48 +48,23 @@ func Prepare(c Cell) (Cell, workload.Plan, error) {
 	if err != nil {
 		return c, workload.Plan{}, err
 	}
-	if c.Target != nil {
-		if reason := c.Target.Skip(sc); reason != "" {
-			return c, workload.Plan{}, &SkipError{Scenario: sc.Name, Reason: reason}
-		}
+	u := c.under()
+	if reason := u.skip(sc); reason != "" {
+		return c, workload.Plan{}, &SkipError{Scenario: sc.Name, Reason: reason}
 	}
-	c = c.withDefaults(sc)
+	c = u.defaults(c, sc)
 	plan := sc.Plan(workload.Seeded(c.Seed, "plan/"+sc.Name), Params{Replicas: c.Replicas})
 	if c.Powered(sc) {
 		plan = withRounds(sc, c.Seed, Params{Replicas: c.Replicas}, plan)
 	}
-	if c.Target != nil {
-		var skip string
-		if c.Adapted, skip = c.Target.adaptation(sc, c.Timing, plan); skip != "" {
-			return c, workload.Plan{}, &SkipError{Scenario: sc.Name, Reason: skip}
-		}
-		plan = c.Target.adaptTopUps(plan, c.Target.adapt(plan))
+	var skip string
+	if c, plan, skip = u.adapt(c, sc, plan); skip != "" {
+		return c, workload.Plan{}, &SkipError{Scenario: sc.Name, Reason: skip}
 	}
 	if err := plan.Validate(); err != nil {
 		return c, plan, fmt.Errorf("scenario %s: %w", sc.Name, err)
 	}
 	return c, plan, nil
-}
-
-// withDefaults fills the cell from the scenario's needs.
-func (c Cell) withDefaults(sc Scenario) Cell {
-	if c.Target != nil {
-		return c.externalDefaults()
-	}
-	c.Replicas = max(c.Replicas, sc.Target.Replicas, 1)
-	if c.Profile.Name == "" {
-		c.Profile = api.IETF
-	}
-	if c.ClaimTTL <= 0 {
-		c.ClaimTTL = sc.Target.ClaimTTL
-	}
-	if c.ClaimTTL <= 0 {
-		c.ClaimTTL = defaultClaimTTL
-	}
-	if c.KeyTTL <= 0 {
-		c.KeyTTL = sc.Target.KeyTTL
-	}
-	return c
 }
 
 // defaultClaimTTL is the claim lifetime when a scenario does not shorten it.

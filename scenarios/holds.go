@@ -38,10 +38,7 @@ const (
 // user's service, under a scenario that probes holds, whose charge was
 // measured slow enough.
 func (c Cell) ProbesHolds(sc Scenario) bool {
-	if c.Target == nil || !sc.ProbeHolds || c.Profile.InFlightWait {
-		return false
-	}
-	return c.Target.Failpoints || c.Timing != nil && c.Timing.Charge >= HoldMinCharge
+	return c.under().probesHolds(c, sc)
 }
 
 // HoldOffset is how far past the plan's ops the hold probes are numbered:

@@ -14,7 +14,7 @@ func Failed(c Cell, err error) Result {
 	msg := strings.Join(strings.Fields(err.Error()), " ")
 	return Result{Strategy: c.Strategy, Scenario: c.Scenario, Seed: c.Seed, Profile: c.Profile.Name, Replicas: c.Replicas,
 		Verdict: Inconclusive, Anomalies: map[check.Anomaly]int{}, Assumptions: []string{"the cell could not run: " + msg},
-		Error: msg, Repro: c.Repro(), Service: c.Target != nil, AsExpected: c.Target != nil}
+		Error: msg, Repro: c.Repro(), Service: c.Service(), AsExpected: c.Service()}
 }
 
 // Judge checks a finished cell; it is pure, so a saved record judged again
@@ -27,25 +27,11 @@ func Judge(rec Record) Result {
 			Assumptions: []string{err.Error()}}
 	}
 	obs.History = check.Resolve(obs.History, obs.Ledger)
-	twoStores, expected, assume := rec.facts().TwoStores, Expected(c.Strategy, sc.Name, c.Profile), sc.Assume
-	if c.Target != nil { // a user's service: must pass, judged on what the plan exercised
-		expected, assume = nil, assumeFromPlan(plan, sc.Gate != nil)
-		if c.Adapted != nil && c.Adapted.Policy != nil {
-			checks := []func(Observation) []string{assumeOutlasted}
-			if assume != nil {
-				checks = append(checks, assume)
-			}
-			assume = allOf(checks)
-		}
-	}
+	u := c.under()
+	expected, assume := u.expect(c, sc, plan)
 	assume = withFunding(assume, plan)
-	in := check.Input{History: obs.History, Ledger: obs.Ledger, Profile: c.Profile, TwoStores: twoStores}
-	if c.Target != nil { // the built-in targets replay byte for byte, and log every request
-		in.Replay = c.Target.Replay
-		if c.Timing != nil {
-			in.ChargeTime = c.Timing.Charge
-		}
-	}
+	in := check.Input{History: obs.History, Ledger: obs.Ledger, Profile: c.Profile, TwoStores: rec.facts().TwoStores}
+	u.input(&in, c)
 	currency := plan.Currency()
 	in.Currency = currency
 	rep := check.Run(in)
@@ -53,14 +39,11 @@ func Judge(rec Record) Result {
 		Anomalies: rep.Counts, Overcharged: rep.Overcharged, Currency: currency, Requests: len(obs.History.Attempts),
 		DurationMS: took.Milliseconds(), Expected: expected, Faults: len(plan.Faults()),
 		Findings: rep.Findings, Deviations: rep.Deviations, Holds: rep.Holds, Timelines: timelines(rep.Findings, obs, plan, sc.Gate), Repro: c.Repro(),
-		Service: c.Target != nil}
+		Service: c.Service()}
 	if c.Adapted != nil {
 		res.Adapted = c.Adapted.Notes
 	}
-	res.Assumptions = assumeGeneric(obs, hidden)
-	if c.Target != nil {
-		res.Assumptions = append(res.Assumptions, assumeService(obs)...)
-	}
+	res.Assumptions = append(assumeGeneric(obs, hidden), u.assumptions(obs)...)
 	switch {
 	case len(res.Assumptions) > 0:
 		res.Verdict = Inconclusive

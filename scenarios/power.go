@@ -117,10 +117,7 @@ func (g PowerGoal) Check() error {
 // Goal is the cell's power goal: the service's (the command line), else
 // the scenario's (its file), else the defaults.
 func (c Cell) Goal(sc Scenario) PowerGoal {
-	var g PowerGoal
-	if c.Target != nil {
-		g = c.Target.Power
-	}
+	g := c.under().goal()
 	if g.Target <= 0 {
 		g.Target = sc.Power.Target
 	}
@@ -132,7 +129,7 @@ func (c Cell) Goal(sc Scenario) PowerGoal {
 
 // Powered reports whether the cell hunts its race in rounds: a user's
 // service under a scenario that hunts one.
-func (c Cell) Powered(sc Scenario) bool { return c.Target != nil && sc.Hunts }
+func (c Cell) Powered(sc Scenario) bool { return c.under().hunts(sc) }
 
 // withRounds adds the rounds after plan's first, each a fresh draw of the
 // scenario's plan from its own stream, keys of its own, in a stage of its

@@ -93,12 +93,8 @@ func FactsOf(info design.Info) Facts {
 // facts are the record's facts; a record saved before they were recorded
 // gets those of the built-in strategy it names (a user's service's: none).
 func (r Record) facts() Facts {
-	switch {
-	case r.Facts != nil:
+	if r.Facts != nil {
 		return *r.Facts
-	case r.Cell.Target != nil:
-		return Facts{}
 	}
-	info, _ := design.Lookup(r.Cell.Strategy)
-	return FactsOf(info)
+	return r.Cell.under().facts(r.Cell.Strategy)
 }

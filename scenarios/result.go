@@ -80,10 +80,10 @@ func Repro(strategy, scenario string, seed uint64, profile string) string {
 }
 
 // Repro is the one-line command that re-runs the cell.
-func (c Cell) Repro() string {
-	if c.Target != nil {
-		return c.Target.Repro(c)
-	}
+func (c Cell) Repro() string { return c.under().repro(c) }
+
+// builtinRepro re-runs a built-in strategy's cell.
+func (c Cell) builtinRepro() string {
 	return fmt.Sprintf("idemchaos run --strategy %s %s --seed %d%s", c.Strategy, c.scenarioArg(), c.Seed, c.profileArg())
 }
 

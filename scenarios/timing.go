@@ -73,9 +73,6 @@ func (c Cell) ClientPolicy(sc Scenario) client.Policy {
 // charge takes on the cell's service, which must then be measured first
 // (Cell.Timing).
 func (c Cell) NeedsTiming() bool {
-	if c.Target == nil || c.Target.Failpoints {
-		return false
-	}
 	sc, err := c.Definition()
-	return err == nil && sc.Outlast
+	return err == nil && c.under().needsTiming(sc)
 }

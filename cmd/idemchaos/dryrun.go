@@ -21,7 +21,7 @@ func dryRun(w io.Writer, cmd string, all, mine []scenarios.Cell, shard *scenario
 	what := "strateg"
 	for _, c := range all {
 		strategies[c.Strategy], scens[c.Scenario], seeds[c.Seed] = true, true, true
-		if c.Target != nil {
+		if c.Service() {
 			what = "service"
 		}
 	}

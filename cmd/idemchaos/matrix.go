@@ -205,7 +205,7 @@ func (p *progress) Finish(r scenarios.Result, rec scenarios.Record) {
 		return
 	}
 	settled := ""
-	if rec.Cell.Target != nil {
+	if rec.Cell.Service() {
 		settled = fmt.Sprintf("; the ledger settled %s after the last request", rec.Obs.Settled.Round(time.Millisecond))
 	}
 	fmt.Fprintf(p.w, "[%d/%d] %s / %s seed %d: %s (%d ms%s)\n", p.n, p.total, r.Strategy, r.Scenario, r.Seed, r.Verdict, r.DurationMS, settled)

@@ -136,9 +136,9 @@ func shrinkCell(dir string, f shrinkFlags, t targetFlags) (shrink.Config, error)
 		return cfg, usageErrorf("shrink: %v", err)
 	}
 	switch {
-	case cfg.Cell.Target != nil && !t.set():
+	case cfg.Cell.Service() && !t.set():
 		return cfg, usageErrorf("shrink: %s ran against a service: give its --target-url and --ledger-url again", cellDir)
-	case cfg.Cell.Target != nil:
+	case cfg.Cell.Service():
 		e, _, err := t.external()
 		if err != nil {
 			return cfg, err
@@ -175,7 +175,7 @@ func flagCell(f shrinkFlags, t targetFlags) (shrink.Config, error) {
 
 // shrinkExecutor opens the stores (a built-in strategy) or the service.
 func shrinkExecutor(ctx context.Context, c common, t targetFlags, cfg *shrink.Config, stderr io.Writer) (engine.Executor, func(), error) {
-	if cfg.Cell.Target != nil {
+	if cfg.Cell.Service() {
 		svc, err := openService(ctx, t, *cfg.Cell.Target, c.log(stderr))
 		if err != nil {
 			return nil, nil, err
