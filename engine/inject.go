@@ -35,14 +35,11 @@ func (l links) carries(a api.Action) bool {
 // armInjections arms on set one action per planned injection the links
 // carry, matched on the attempt id of the try that carries it (a target
 // without a link has plans without its faults: External.Skip and adapt).
-func armInjections(set *failpoint.Set, plan workload.Plan, l links) error {
+func armInjections(set *failpoint.Set, plan workload.Plan, l links) {
 	for _, f := range plan.Faults() {
-		if f.Inject == "" {
+		in := f.Inject
+		if in.IsZero() {
 			continue
-		}
-		in, err := api.ParseInjection(f.Inject)
-		if err != nil {
-			return err
 		}
 		match := failpoint.Attempt(client.AttemptID(f.Op, f.Try))
 		switch {
@@ -52,7 +49,6 @@ func armInjections(set *failpoint.Set, plan workload.Plan, l links) error {
 			set.Arm("inject", in.Point, match, l.action(in))
 		}
 	}
-	return nil
 }
 
 // action turns an injection into what runs at the failpoint. Link faults

@@ -16,7 +16,6 @@ import (
 	"github.com/idemchaos/idemchaos/sim/fault"
 	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/sim/workload"
-	"github.com/idemchaos/idemchaos/targets/api"
 )
 
 // Service runs cells against a user's own service: Toxiproxy in front
@@ -310,7 +309,7 @@ func givenUpWork(atts []history.Attempt, timing *scenarios.Timing, now time.Dura
 func settleFloor(plan workload.Plan) time.Duration {
 	var longest time.Duration
 	for _, f := range plan.Faults() {
-		if in, err := api.ParseInjection(f.Inject); err == nil && in.Action.TakesDuration() {
+		if in := f.Inject; in.Action.TakesDuration() {
 			longest = max(longest, in.Arg)
 		}
 	}

@@ -17,10 +17,7 @@ import (
 // try ends (the service's work goes on after its client gave up).
 func (r *Service) around(injected *atomic.Int64, lat *outsideLatency) func(workload.Op, int) func() {
 	return func(op workload.Op, try int) func() {
-		in, err := api.ParseInjection(op.TryAt(try).Inject)
-		if err != nil {
-			return nil
-		}
+		in := op.TryAt(try).Inject
 		switch {
 		case in.Action == api.PGLatency && r.pgLink != nil:
 			if lat.add(r.pgLink, in.Arg) == nil {

@@ -66,7 +66,7 @@ func connsAhead(plan workload.Plan, replicas int) []int {
 // app-to-Postgres link.
 func slowsPostgres(plan workload.Plan) bool {
 	for _, f := range plan.Faults() {
-		if in, err := api.ParseInjection(f.Inject); err == nil && in.Action == api.PGLatency {
+		if f.Inject.Action == api.PGLatency {
 			return true
 		}
 	}

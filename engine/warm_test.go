@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idemchaos/idemchaos/sim/workload"
+	"github.com/idemchaos/idemchaos/targets/api"
 )
 
 // The opening burst counts, per replica of its first try, the ops that
@@ -34,14 +35,14 @@ func TestOpeningBurst(t *testing.T) {
 // A plan that slows the Postgres link warms every connection of each
 // replica's pool; any other only its opening burst.
 func TestConnsAhead(t *testing.T) {
-	op := func(inject string) workload.Op {
+	op := func(inject api.Injection) workload.Op {
 		return workload.Op{After: -1, Group: -1, MaxTries: 2, Tries: []workload.Try{{Inject: inject}, {Replica: 1}}}
 	}
-	plain := workload.Plan{Ops: []workload.Op{op(""), op("delay:200ms@before-commit")}}
+	plain := workload.Plan{Ops: []workload.Op{op(api.Injection{}), op(api.Injection{Action: api.Delay, Arg: 200 * time.Millisecond, Point: api.BeforeCommit})}}
 	if got, want := connsAhead(plain, 2), []int{2, 0}; !slices.Equal(got, want) {
 		t.Errorf("connsAhead without link latency = %v; want the opening burst %v", got, want)
 	}
-	slowed := workload.Plan{Ops: []workload.Op{op(""), op("pg-latency:500ms@before-commit")}}
+	slowed := workload.Plan{Ops: []workload.Op{op(api.Injection{}), op(api.Injection{Action: api.PGLatency, Arg: 500 * time.Millisecond, Point: api.BeforeCommit})}}
 	for i, n := range connsAhead(slowed, 2) {
 		if n != math.MaxInt {
 			t.Errorf("connsAhead with pg-latency: replica %d warms %d; want its whole pool", i, n)

@@ -181,7 +181,7 @@ func (k keyStory) faultList() string {
 		}
 	}
 	for _, in := range k.t.Injected {
-		out = append(out, in.Inject+" ("+in.Attempt+")")
+		out = append(out, in.Inject.String()+" ("+in.Attempt+")")
 	}
 	return strings.Join(out, ", ")
 }
@@ -439,7 +439,7 @@ const maxBody = 240
 func (k keyStory) attemptRows() []tlAttempt {
 	injected := map[string][]string{}
 	for _, in := range k.t.Injected {
-		injected[in.Attempt] = append(injected[in.Attempt], in.Inject)
+		injected[in.Attempt] = append(injected[in.Attempt], in.Inject.String())
 	}
 	out := make([]tlAttempt, 0, len(k.as))
 	for _, a := range k.as {

@@ -34,10 +34,8 @@ func (k keyStory) faults() []placedFault {
 		if a.Server != nil {
 			f.replica = a.Server.Replica
 		}
-		p, err := api.ParseInjection(in.Inject)
-		if err != nil {
-			f.row = k.row(in.Attempt, in.Inject+" (not understood: "+err.Error()+")", tlBar{Class: "none"})
-			out = append(out, f)
+		p := in.Inject
+		if p.IsZero() { // none placed (a hand-written result)
 			continue
 		}
 		from, to, class, what := in.At, end, "f-cut", ""
@@ -59,9 +57,9 @@ func (k keyStory) faults() []placedFault {
 		switch {
 		case in.Reached:
 		case k.traced[a.ID]:
-			what, b = in.Inject+" was planned on this try, which never reached "+string(p.Point), tlBar{Class: "none"}
+			what, b = p.String()+" was planned on this try, which never reached "+string(p.Point), tlBar{Class: "none"}
 		default: // the target traces no failpoints: the fault was placed on the whole request
-			what, b = in.Inject+" placed on the whole request", k.s.bar(a.Call, a.Return, class)
+			what, b = p.String()+" placed on the whole request", k.s.bar(a.Call, a.Return, class)
 		}
 		f.row = k.row(in.Attempt, what, b)
 		out = append(out, f)

@@ -8,6 +8,7 @@ import (
 	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/sim/history"
+	"github.com/idemchaos/idemchaos/targets/api"
 )
 
 // faultTimeline is one key through every fault a timeline draws, on a
@@ -36,10 +37,10 @@ func faultTimeline() scenarios.Timeline {
 		Charges: []history.Charge{{ID: "ch-2", Account: "acc-1", Amount: 1250, Key: "k-9", AttemptID: "a2", Seq: 2},
 			{ID: "ch-1", Account: "acc-1", Amount: 1250, Key: "k-9", AttemptID: "a1", Seq: 1}},
 		Injected: []scenarios.Injected{
-			{Attempt: "a1", Inject: "pg-cut@before-commit", Reached: true, At: ms(8)},
-			{Attempt: "a2", Inject: "delay:10ms@after-claim", Reached: true, At: ms(24)},
-			{Attempt: "a2", Inject: "redis-cut@after-commit", Reached: true, At: ms(40)},
-			{Attempt: "a3", Inject: "pg-latency:5ms@before-commit"},
+			{Attempt: "a1", Inject: api.Injection{Action: api.PGCut, Point: api.BeforeCommit}, Reached: true, At: ms(8)},
+			{Attempt: "a2", Inject: api.Injection{Action: api.Delay, Arg: ms(10), Point: api.AfterClaim}, Reached: true, At: ms(24)},
+			{Attempt: "a2", Inject: api.Injection{Action: api.RedisCut, Point: api.AfterCommit}, Reached: true, At: ms(40)},
+			{Attempt: "a3", Inject: api.Injection{Action: api.PGLatency, Arg: ms(5), Point: api.BeforeCommit}},
 		},
 		Events: []scenarios.Event{ev("before-commit", "a1", 8), ev("after-claim", "a2", 24), ev("after-check", "a3", 27),
 			ev("after-commit", "a2", 30), ev("after-commit", "a2", 40)},
@@ -151,7 +152,7 @@ func TestTimelineDrawsTheFirstChargeAsTheLegitimateOne(t *testing.T) {
 func TestTimelineOfATargetWithoutFailpoints(t *testing.T) {
 	tl := faultTimeline()
 	tl.Events, tl.Held = nil, nil
-	tl.Injected = []scenarios.Injected{{Attempt: "a2", Inject: "pg-cut@before-commit"}}
+	tl.Injected = []scenarios.Injected{{Attempt: "a2", Inject: api.Injection{Action: api.PGCut, Point: api.BeforeCommit}}}
 	words, bar, ok := row(lanesOf(t, timelinePage(t, tl))["Postgres"], "a2 pg-cut@before-commit placed on the whole request")
 	if !ok || !strings.Contains(bar, `class="b f-cut" style="left:32.35%;width:41.18%"`) {
 		t.Errorf("row %q, bar %s; want the cut over a2's 22..50 ms", words, bar)

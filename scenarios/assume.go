@@ -162,7 +162,7 @@ func assumeFromPlan(plan workload.Plan, gated bool) func(Observation) []string {
 	}
 	drops, injects := false, false
 	for _, f := range plan.Faults() {
-		drops, injects = drops || f.Fault != "", injects || f.Inject != ""
+		drops, injects = drops || f.Fault != "", injects || !f.Inject.IsZero()
 	}
 	if drops {
 		checks = append(checks, assumeFaultFired)

@@ -170,13 +170,10 @@ func (t External) skipFaults(sc Scenario) string {
 	var dropped string
 	left := 0
 	for _, f := range plan.Faults() {
-		if f.Inject == "" {
+		in := f.Inject
+		if in.IsZero() {
 			left++
 			continue
-		}
-		in, err := api.ParseInjection(f.Inject)
-		if err != nil {
-			return err.Error()
 		}
 		why := t.needs(sc, in)
 		switch {
@@ -285,8 +282,8 @@ func (t External) adapt(plan workload.Plan) workload.Plan {
 		op.Tries = append([]workload.Try(nil), op.Tries...)
 		for j := range op.Tries {
 			op.Tries[j].Replica %= len(t.URLs)
-			if in, err := api.ParseInjection(op.Tries[j].Inject); err != nil || !in.Action.CutsLink() && !t.carries(in) {
-				op.Tries[j].Inject = ""
+			if in := op.Tries[j].Inject; !in.Action.CutsLink() && !t.carries(in) {
+				op.Tries[j].Inject = api.Injection{}
 			}
 		}
 		ops[i] = op

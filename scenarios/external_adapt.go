@@ -61,36 +61,30 @@ func outlast(timing *Timing) (note string, p client.Policy, skip string) {
 // faultNotes says what became of the plan's in-target faults without the
 // failpoint protocol: left out, or placed from outside on a store proxy.
 func (t External) faultNotes(sc Scenario, plan workload.Plan) []string {
-	type kind struct {
-		action api.Action
-		arg    time.Duration
-		point  api.Point
-	}
-	counts, order := map[kind]int{}, []kind{}
+	counts, order := map[api.Injection]int{}, []api.Injection{}
 	for _, f := range plan.Faults() {
-		in, err := api.ParseInjection(f.Inject)
-		if f.Inject == "" || err != nil {
+		in := f.Inject
+		if in.IsZero() {
 			continue
 		}
-		k := kind{in.Action, in.Arg, in.Point}
-		if counts[k] == 0 {
-			order = append(order, k)
+		if counts[in] == 0 {
+			order = append(order, in)
 		}
-		counts[k]++
+		counts[in]++
 	}
 	var notes []string
-	for _, k := range order {
-		n, in := counts[k], api.Injection{Action: k.action, Arg: k.arg, Point: k.point}
+	for _, in := range order {
+		n := counts[in]
 		switch {
-		case k.action == api.Delay && sc.Outlast: // said by outlast
+		case in.Action == api.Delay && sc.Outlast: // said by outlast
 		case !in.Action.CutsLink() && !t.carries(in):
 			notes = append(notes, fmt.Sprintf("%s left out: %s inside the service needs --failpoints", plural(n, "in-target fault"), in))
-		case k.action == api.PGLatency:
+		case in.Action == api.PGLatency:
 			notes = append(notes, fmt.Sprintf("%s of Postgres latency on the %s proxy from the faulted request's start, for %s, from outside (%s: at %s needs --failpoints)",
-				ShortDuration(k.arg), t.PostgresProxy, ShortDuration(k.arg), plural(n, "request"), k.point))
+				ShortDuration(in.Arg), t.PostgresProxy, ShortDuration(in.Arg), plural(n, "request"), in.Point))
 		default:
 			notes = append(notes, fmt.Sprintf("%s placed from outside, for the whole faulted request (%s: at %s needs --failpoints)",
-				linkCut(k.action, t), plural(n, "request"), k.point))
+				linkCut(in.Action, t), plural(n, "request"), in.Point))
 		}
 	}
 	return notes

@@ -10,6 +10,7 @@ import (
 
 	"github.com/idemchaos/idemchaos/scenarios/check"
 	"github.com/idemchaos/idemchaos/sim/workload"
+	"github.com/idemchaos/idemchaos/targets/api"
 )
 
 func TestExternalSkipsWhatNeedsInternals(t *testing.T) {
@@ -36,7 +37,7 @@ func TestExternalSkipsWhatNeedsInternals(t *testing.T) {
 func TestExternalAdaptsThePlan(t *testing.T) {
 	e := External{URLs: []string{"http://127.0.0.1:1", "http://127.0.0.1:2"}, Accounts: []string{"A", "B"}, Currency: "USD"}
 	plan := planStorm(workload.Seeded(1, "t"), Params{Replicas: 3})
-	plan.Ops[0].Tries[0].Inject = "pg-cut@before-commit"
+	plan.Ops[0].Tries[0].Inject = api.Injection{Action: api.PGCut, Point: api.BeforeCommit}
 	before := fmt.Sprint(plan.Ops)
 	got := e.adapt(plan)
 	if fmt.Sprint(plan.Ops) != before {
@@ -50,12 +51,12 @@ func TestExternalAdaptsThePlan(t *testing.T) {
 			t.Fatalf("op %d on %s %s; want the service's accounts in USD", op.ID, op.Account, op.Currency)
 		}
 		for _, try := range op.Tries {
-			if try.Replica >= 2 || strings.HasPrefix(try.Inject, "delay") {
+			if try.Replica >= 2 || try.Inject.Action == api.Delay {
 				t.Fatalf("op %d: try %+v not folded onto 2 URLs or carries a delay", op.ID, try)
 			}
 		}
 	}
-	if got.Ops[0].Tries[0].Inject != "pg-cut@before-commit" {
+	if got.Ops[0].Tries[0].Inject.String() != "pg-cut@before-commit" {
 		t.Errorf("a store cut was dropped")
 	}
 }
@@ -190,12 +191,12 @@ func withKeyTTL(e External, d time.Duration) External { e.KeyTTL = d; return e }
 // protocol, delays and (with the Postgres proxy) latency stay in the plan.
 func TestExternalAdaptKeepsWhatTheProtocolCarries(t *testing.T) {
 	plan := planStorm(workload.Seeded(1, "t"), Params{Replicas: 1})
-	plan.Ops[3].Tries[0].Inject = "pg-latency:500ms@before-commit"
+	plan.Ops[3].Tries[0].Inject = api.Injection{Action: api.PGLatency, Arg: 500 * time.Millisecond, Point: api.BeforeCommit}
 	count := func(p workload.Plan) map[string]int {
 		out := map[string]int{}
 		for _, f := range p.Faults() {
-			if f.Inject != "" {
-				out[strings.SplitN(f.Inject, ":", 2)[0]]++
+			if !f.Inject.IsZero() {
+				out[string(f.Inject.Action)]++
 			}
 		}
 		return out

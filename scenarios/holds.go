@@ -54,10 +54,10 @@ func (c Cell) Holds(sc Scenario, plan workload.Plan) workload.Plan {
 		return workload.Plan{}
 	}
 	if c.Target.Failpoints {
-		inject := api.Injection{Action: api.Delay, Arg: HoldDelay, Point: api.AfterClaim}.String()
+		inject := api.Injection{Action: api.Delay, Arg: HoldDelay, Point: api.AfterClaim}
 		return HoldPlan(plan, c.Seed, HoldDelay/3, NextOp(plan)+HoldOffset, inject)
 	}
-	return HoldPlan(plan, c.Seed, c.Timing.Charge/3, NextOp(plan)+HoldOffset, "")
+	return HoldPlan(plan, c.Seed, c.Timing.Charge/3, NextOp(plan)+HoldOffset, api.Injection{})
 }
 
 // HoldPlan is HoldPairs pairs of single tries, numbered from next, each
@@ -65,7 +65,7 @@ func (c Cell) Holds(sc Scenario, plan workload.Plan) workload.Plan {
 // account, amount and currency of one of plan's keyed ops, accounts taken
 // in turn. A pair's first request (with inject, "" for none) starts once
 // the previous pair's first is answered; its duplicate delay after that.
-func HoldPlan(plan workload.Plan, seed uint64, delay time.Duration, next int, inject string) workload.Plan {
+func HoldPlan(plan workload.Plan, seed uint64, delay time.Duration, next int, inject api.Injection) workload.Plan {
 	var templates []workload.Op
 	seen := map[string]bool{}
 	for _, op := range plan.Ops {

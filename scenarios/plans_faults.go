@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/idemchaos/idemchaos/sim/workload"
+	"github.com/idemchaos/idemchaos/targets/api"
 )
 
 // chain makes each op of ops start after the previous one finished, so that
@@ -41,7 +42,7 @@ func planForcedRace(rng *rand.Rand, p Params) workload.Plan {
 
 // chainedFaults builds n chained ops whose first try carries the given
 // client-side fault and in-target injection.
-func chainedFaults(rng *rand.Rand, p Params, n, tries int, fault, inject string) workload.Plan {
+func chainedFaults(rng *rand.Rand, p Params, n, tries int, fault string, inject api.Injection) workload.Plan {
 	plan := base()
 	chain(keyedOps(&plan, rng, n, tries))
 	workload.Route(plan.Ops, rng, p.Replicas)
@@ -53,19 +54,19 @@ func chainedFaults(rng *rand.Rand, p Params, n, tries int, fault, inject string)
 
 // planDBFault: each op's first try cuts the Postgres link before its commit.
 func planDBFault(rng *rand.Rand, p Params) workload.Plan {
-	return chainedFaults(rng, p, 4, 3, "", "pg-cut@before-commit")
+	return chainedFaults(rng, p, 4, 3, "", api.Injection{Action: api.PGCut, Point: api.BeforeCommit})
 }
 
 // planRedisFault: each op's first try loses its response and cuts the Redis
 // link right after the Postgres commit.
 func planRedisFault(rng *rand.Rand, p Params) workload.Plan {
-	return chainedFaults(rng, p, 3, 10, workload.DropResponse, "redis-cut@after-commit")
+	return chainedFaults(rng, p, 3, 10, workload.DropResponse, api.Injection{Action: api.RedisCut, Point: api.AfterCommit})
 }
 
 // planSlowCharge: each op's first try meets Postgres latency right before its
 // commit, long enough to outlive the claim.
 func planSlowCharge(rng *rand.Rand, p Params) workload.Plan {
-	return chainedFaults(rng, p, 2, 12, "", "pg-latency:500ms@before-commit")
+	return chainedFaults(rng, p, 2, 12, "", api.Injection{Action: api.PGLatency, Arg: 500 * time.Millisecond, Point: api.BeforeCommit})
 }
 
 // planFanout: tries go round robin over the replicas; the first response is
@@ -92,7 +93,7 @@ func planClientTimeout(rng *rand.Rand, p Params) workload.Plan {
 	keyedOps(&plan, rng, 6, 12)
 	workload.Route(plan.Ops, rng, p.Replicas)
 	for i := range plan.Ops {
-		plan.Ops[i].Tries[0].Inject = "delay:200ms@before-commit"
+		plan.Ops[i].Tries[0].Inject = api.Injection{Action: api.Delay, Arg: 200 * time.Millisecond, Point: api.BeforeCommit}
 	}
 	return plan
 }
@@ -126,7 +127,7 @@ func planStorm(rng *rand.Rand, p Params) workload.Plan {
 		case x < 30 || i == 0:
 			op.Tries[0].Fault = workload.DropResponse
 		case x < 45 || i == 1 || i == 2:
-			op.Tries[0].Inject = "delay:300ms@before-commit"
+			op.Tries[0].Inject = api.Injection{Action: api.Delay, Arg: 300 * time.Millisecond, Point: api.BeforeCommit}
 		}
 	}
 	return plan

@@ -7,6 +7,7 @@ import (
 
 	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/sim/workload"
+	"github.com/idemchaos/idemchaos/targets/api"
 )
 
 // planStandbyLag: chained ops whose first try's response is dropped; the
@@ -17,7 +18,7 @@ import (
 // comes while the standby is behind.
 func planStandbyLag(rng *rand.Rand, p Params) workload.Plan {
 	lag := time.Duration(1000+100*rng.IntN(7)) * time.Millisecond
-	return chainedFaults(rng, p, 4, 4, workload.DropResponse, fmt.Sprintf("standby-lag:%s@before-commit", lag))
+	return chainedFaults(rng, p, 4, 4, workload.DropResponse, api.Injection{Action: api.StandbyLag, Arg: lag, Point: api.BeforeCommit})
 }
 
 // planAsyncCrash: chained ops; the one the seed picks crashes the primary
@@ -27,7 +28,7 @@ func planAsyncCrash(rng *rand.Rand, p Params) workload.Plan {
 	plan := base()
 	chain(keyedOps(&plan, rng, 4, 6))
 	workload.Route(plan.Ops, rng, p.Replicas)
-	plan.Ops[rng.IntN(len(plan.Ops))].Tries[0].Inject = "pg-crash@after-commit"
+	plan.Ops[rng.IntN(len(plan.Ops))].Tries[0].Inject = api.Injection{Action: api.PGCrash, Point: api.AfterCommit}
 	return plan
 }
 

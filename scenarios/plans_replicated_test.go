@@ -75,7 +75,7 @@ func TestReplicatedPlans(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
 		var crashes []workload.Fault
 		for _, f := range planAsyncCrash(workload.Seeded(seed, "plan"), Params{Replicas: 1}).Faults() {
-			in, err := api.ParseInjection(f.Inject)
+			in, err := f.Inject, f.Inject.Validate()
 			if err != nil || in.Action != api.PGCrash || in.Point != api.AfterCommit || f.Try != 1 {
 				t.Fatalf("seed %d: crash plan fault %+v (%v)", seed, f, err)
 			}
@@ -87,7 +87,7 @@ func TestReplicatedPlans(t *testing.T) {
 		crashAt[crashes[0].Op] = true
 		plan := planStandbyLag(workload.Seeded(seed, "plan"), Params{Replicas: 1})
 		for _, op := range plan.Ops {
-			in, err := api.ParseInjection(op.Tries[0].Inject)
+			in, err := op.Tries[0].Inject, op.Tries[0].Inject.Validate()
 			if err != nil || in.Action != api.StandbyLag || op.Tries[0].Fault != workload.DropResponse || op.MaxTries < 2 {
 				t.Fatalf("seed %d op %d: first try %+v (%v)", seed, op.ID, op.Tries[0], err)
 			}

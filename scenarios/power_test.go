@@ -144,7 +144,7 @@ func TestHoldPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hold := HoldPlan(plan, c.Seed, 50*time.Millisecond, 1000, "")
+	hold := HoldPlan(plan, c.Seed, 50*time.Millisecond, 1000, api.Injection{})
 	if len(hold.Ops) != 2*HoldPairs {
 		t.Fatalf("%d ops, want %d", len(hold.Ops), 2*HoldPairs)
 	}
@@ -164,7 +164,7 @@ func TestHoldPlan(t *testing.T) {
 		}
 		keys[a.Key] = true
 	}
-	if again := HoldPlan(plan, c.Seed, 50*time.Millisecond, 1000, ""); again.Ops[0].Key != hold.Ops[0].Key {
+	if again := HoldPlan(plan, c.Seed, 50*time.Millisecond, 1000, api.Injection{}); again.Ops[0].Key != hold.Ops[0].Key {
 		t.Error("the hold probes are not drawn from the seed")
 	}
 	if c.ProbesHolds(mustScenario(t, "concurrent-duplicates")) {

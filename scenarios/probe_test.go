@@ -8,7 +8,6 @@ import (
 
 	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/sim/workload"
-	"github.com/idemchaos/idemchaos/targets/api"
 )
 
 func TestEveryPlannedInjectionParses(t *testing.T) {
@@ -16,10 +15,10 @@ func TestEveryPlannedInjectionParses(t *testing.T) {
 		for seed := uint64(1); seed <= 5; seed++ {
 			p := sc.Plan(workload.Seeded(seed, "plan/"+sc.Name), Params{Replicas: max(sc.Target.Replicas, 1)})
 			for _, f := range p.Faults() {
-				if f.Inject == "" {
+				if f.Inject.IsZero() {
 					continue
 				}
-				if _, err := api.ParseInjection(f.Inject); err != nil {
+				if err := f.Inject.Validate(); err != nil {
 					t.Fatalf("%s seed %d: %v", sc.Name, seed, err)
 				}
 			}

@@ -37,8 +37,8 @@ type Timeline struct {
 // Injected is an in-target fault placed on one attempt, as the plan wrote
 // it ("pg-cut@before-commit"), and when the attempt reached its point.
 type Injected struct {
-	Attempt string `json:"attempt"`
-	Inject  string `json:"inject"`
+	Attempt string        `json:"attempt"`
+	Inject  api.Injection `json:"inject"`
 	// Reached says the attempt reached the fault's point, At the moment it
 	// did (the fault fired then); false: it never got there, or the target
 	// records no failpoints.
@@ -138,13 +138,12 @@ func injected(as []history.Attempt, events []Event, plan workload.Plan) []Inject
 			continue
 		}
 		inj := o.TryAt(a.Try).Inject
-		if inj == "" {
+		if inj.IsZero() {
 			continue
 		}
 		in := Injected{Attempt: a.ID, Inject: inj}
-		parsed, err := api.ParseInjection(inj)
 		for _, e := range events {
-			if err == nil && e.Attempt == a.ID && e.Point == string(parsed.Point) {
+			if e.Attempt == a.ID && e.Point == string(inj.Point) {
 				in.Reached, in.At = true, e.At
 				break
 			}

@@ -36,7 +36,7 @@ func TestTimelineCarriesTheInjectedFault(t *testing.T) {
 		t.Fatalf("%d timelines; want 1", len(tls))
 	}
 	tl := tls[0]
-	want := Injected{Attempt: first, Inject: "pg-cut@before-commit", Reached: true, At: 9 * time.Millisecond}
+	want := Injected{Attempt: first, Inject: api.Injection{Action: api.PGCut, Point: api.BeforeCommit}, Reached: true, At: 9 * time.Millisecond}
 	if len(tl.Injected) != 1 || tl.Injected[0] != want {
 		t.Errorf("injected %+v; want [%+v]", tl.Injected, want)
 	}

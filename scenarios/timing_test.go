@@ -60,7 +60,7 @@ func TestPrepareAdaptsToTheServiceTiming(t *testing.T) {
 		t.Errorf("notes %q", c.Adapted.Notes)
 	}
 	for _, f := range plan.Faults() {
-		if f.Inject != "" {
+		if !f.Inject.IsZero() {
 			t.Fatalf("op %d keeps its in-target delay %s", f.Op, f.Inject)
 		}
 	}
@@ -88,7 +88,7 @@ func TestPrepareSaysWhatBecameOfTheFaults(t *testing.T) {
 	if err != nil || c.Adapted == nil || !strings.Contains(strings.Join(c.Adapted.Notes, "|"), "500ms of Postgres latency on the shop-pg proxy from the faulted request's start, for 500ms, from outside (2 requests: at before-commit needs --failpoints)") {
 		t.Fatalf("slow-charge: %+v, %v", c.Adapted, err)
 	}
-	if n := len(plan.Faults()); n != 2 || plan.Faults()[0].Inject != "pg-latency:500ms@before-commit" {
+	if n := len(plan.Faults()); n != 2 || plan.Faults()[0].Inject.String() != "pg-latency:500ms@before-commit" {
 		t.Fatalf("slow-charge keeps %d faults: %+v", n, plan.Faults())
 	}
 	c, _, err = Prepare(Cell{Scenario: "db-fault-mid-request", Seed: 1, Target: &e})

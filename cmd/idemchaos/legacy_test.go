@@ -1,10 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/idemchaos/idemchaos/results/rundir"
+	"github.com/idemchaos/idemchaos/sim/workload"
 )
 
 // TestLegacyRunDirectories: run directories saved by an earlier release (a
@@ -58,5 +63,42 @@ func copyTree(t *testing.T, from, to string) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLegacyPlansWriteBackTheSame: the plans and fault schedules of the
+// saved runs, in-target faults among them, read and written again as a run
+// writes them give the same bytes: the typed injection keeps the format
+// (its string; left out when a try has none).
+func TestLegacyPlansWriteBackTheSame(t *testing.T) {
+	dirs, _ := filepath.Glob(filepath.Join("testdata", "legacy-runs", "*", "cells", "*", "*", "seed-*"))
+	injects := 0
+	for _, dir := range dirs {
+		var plan workload.Plan
+		var faults []workload.Fault
+		for name, v := range map[string]any{rundir.PlanFile: &plan, rundir.FaultsFile: &faults} {
+			path := filepath.Join(dir, name)
+			raw, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(raw, v); err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			var again bytes.Buffer
+			enc := json.NewEncoder(&again)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(v); err != nil || again.String() != string(raw) {
+				t.Errorf("%s written back differs (%v):\n%s", path, err, again.String())
+			}
+		}
+		for _, f := range faults {
+			if !f.Inject.IsZero() {
+				injects++
+			}
+		}
+	}
+	if len(dirs) == 0 || injects == 0 {
+		t.Fatalf("%d saved cells, %d in-target faults: the fixtures are gone", len(dirs), injects)
 	}
 }

@@ -1,7 +1,6 @@
 package shrink
 
 import (
-	"fmt"
 	"math"
 	"strings"
 	"time"
@@ -42,9 +41,7 @@ func Start(c scenarios.Cell, plan workload.Plan) (spec.Spec, error) {
 	s.Accounts = accountsOf(plan)
 	s.Traffic = trafficOf(plan)
 	s.Retries = retriesOf(sc, plan)
-	if s.Faults, err = faultsOf(plan); err != nil {
-		return s, err
-	}
+	s.Faults = faultsOf(plan)
 	claim, keyTTL := c.ClaimTTL, c.KeyTTL
 	if keyTTL <= 0 {
 		keyTTL = 24 * time.Hour
@@ -120,10 +117,11 @@ func retriesOf(sc scenarios.Scenario, plan workload.Plan) spec.Retries {
 
 // faultsOf turns the plan's faults into shares: per try and kind of
 // fault, the share of the requests that have that try.
-func faultsOf(plan workload.Plan) ([]spec.Fault, error) {
+func faultsOf(plan workload.Plan) []spec.Fault {
 	type slot struct {
-		try           int
-		fault, inject string
+		try    int
+		fault  string
+		inject api.Injection
 	}
 	count, order := map[slot]int{}, []slot{}
 	for _, f := range plan.Faults() {
@@ -143,14 +141,10 @@ func faultsOf(plan workload.Plan) ([]spec.Fault, error) {
 		}
 		share := max(math.Round(1000*float64(count[k])/float64(eligible))/1000, 0.001)
 		f := spec.Fault{Try: k.try, Share: share, Kind: spec.KindDropResponse}
-		if k.inject != "" {
-			in, err := api.ParseInjection(k.inject)
-			if err != nil {
-				return nil, fmt.Errorf("plan: %w", err)
-			}
+		if in := k.inject; !in.IsZero() {
 			f.Kind, f.At, f.Duration, f.DropResponse = string(in.Action), string(in.Point), spec.Duration(in.Arg), k.fault != ""
 		}
 		out = append(out, f)
 	}
-	return out, nil
+	return out
 }

@@ -37,7 +37,7 @@ func TestStartReadsThePlan(t *testing.T) {
 			if f.Fault != "" {
 				drops++
 			}
-			if f.Inject != "" {
+			if !f.Inject.IsZero() {
 				delays++
 			}
 		}

@@ -146,3 +146,45 @@ func TestDiffersReadsAMissingAnomalyAsZero(t *testing.T) {
 		t.Error("a count gone to nothing does not differ")
 	}
 }
+
+// TestMalformedInjectionRefused: a saved plan's in-target fault is read
+// where the plan is decoded, so a cell whose plan.json holds a malformed
+// one does not load, with one line naming the file and the value; the
+// well-formed plan it was made from loads back with its injection.
+func TestMalformedInjectionRefused(t *testing.T) {
+	rec := record(t)
+	cut := api.Injection{Action: api.PGCut, Point: api.BeforeCommit}
+	rec.Plan.Ops[0].Tries[0].Inject = cut
+	dir := rundir.CellDir(t.TempDir(), rec.Cell)
+	if err := rundir.WritePlan(dir, rec.Cell, rec.Plan); err != nil {
+		t.Fatal(err)
+	}
+	if err := rundir.WriteRecord(dir, rec, scenarios.Judge(rec)); err != nil {
+		t.Fatal(err)
+	}
+	back, _, err := rundir.ReadRecord(dir)
+	if err != nil || back.Plan.Ops[0].Tries[0].Inject != cut || !reflect.DeepEqual(back.Plan, rec.Plan) {
+		t.Fatalf("the well-formed plan loads back as %+v, %v", back.Plan.Ops[0].Tries, err)
+	}
+	path := filepath.Join(dir, rundir.PlanFile)
+	good, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(good), `"inject": "pg-cut@before-commit"`) {
+		t.Fatalf("plan.json without the injection as text (%v):\n%s", err, good)
+	}
+	for _, bad := range []string{"pg-cut@mid-request", "melt@before-commit", "delay:1h@before-commit", "pg-cut"} {
+		t.Run(bad, func(t *testing.T) {
+			plan := strings.Replace(string(good), `"pg-cut@before-commit"`, `"`+bad+`"`, 1)
+			if err := os.WriteFile(path, []byte(plan), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, _, err := rundir.ReadRecord(dir)
+			if err == nil {
+				t.Fatal("a plan with a malformed injection loaded")
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, path) || !strings.Contains(msg, `"`+bad+`"`) || strings.ContainsAny(msg, "\r\n") {
+				t.Errorf("error %q: want one line naming %s and %q", msg, path, bad)
+			}
+		})
+	}
+}

@@ -8,8 +8,8 @@ func (u *unit) injected() (api.Injection, bool) {
 	if u.op.plan == nil || len(u.events) == 0 {
 		return api.Injection{}, false
 	}
-	in, err := api.ParseInjection(u.op.plan.TryAt(u.first().Try).Inject)
-	return in, err == nil
+	in := u.op.plan.TryAt(u.first().Try).Inject
+	return in, !in.IsZero()
 }
 
 // faults tells the fault injected at point, if the request carries one

@@ -204,7 +204,7 @@ func heldKey(o heldOptions) *record {
 // cut before A1's commit, A's retries and the probe get 409 forever.
 func poisoned() *record {
 	o := op(0, stuckKey, 3, -1)
-	o.Tries[0].Inject = "pg-cut@before-commit"
+	o.Tries[0].Inject = api.Injection{Action: api.PGCut, Point: api.BeforeCommit}
 	r := newRecord("redis-sticky", "db-fault-mid-request", o)
 	r.at("after-check", "o0-t1", stuckKey, 18)
 	r.at("after-claim", "o0-t1", stuckKey, 18.1)

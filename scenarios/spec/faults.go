@@ -65,12 +65,13 @@ func (f Fault) slots() []slot {
 	return out
 }
 
-// inject is the fault as a planned injection ("ACTION[:DURATION]@POINT"); "" for a client-side one.
-func (f Fault) inject() string {
+// inject is the fault as a planned injection; the zero Injection for a
+// client-side one.
+func (f Fault) inject() api.Injection {
 	if k, _ := kindOf(f.Kind); !k.inTarget {
-		return ""
+		return api.Injection{}
 	}
-	return api.Injection{Action: api.Action(f.Kind), Arg: f.Duration.D(), Point: api.Point(f.At)}.String()
+	return api.Injection{Action: api.Action(f.Kind), Arg: f.Duration.D(), Point: api.Point(f.At)}
 }
 
 func (s Spec) validateFaults() error {
@@ -106,7 +107,7 @@ func (f Fault) validate(path string, tries int) error {
 	if f.Try < 1 || f.Try > tries {
 		return fieldErr(path+".try", "%d is not in 1..%d (retries.max_tries)", f.Try, tries)
 	}
-	if _, err := api.ParseInjection(f.inject()); kind.inTarget && err != nil {
+	if err := f.inject().Validate(); kind.inTarget && err != nil {
 		return fieldErr(path, "%v", err)
 	}
 	return nil
@@ -168,7 +169,7 @@ func (s Spec) placeFaults(plan *workload.Plan, rng *rand.Rand) {
 // fits reports whether the try has room for the fault.
 func (f Fault) fits(t workload.Try) bool {
 	for _, sl := range f.slots() {
-		if sl.client && t.Fault != "" || !sl.client && t.Inject != "" {
+		if sl.client && t.Fault != "" || !sl.client && !t.Inject.IsZero() {
 			return false
 		}
 	}
@@ -179,7 +180,7 @@ func (f Fault) apply(t *workload.Try) {
 	if f.Kind == KindDropResponse || f.DropResponse {
 		t.Fault = workload.DropResponse
 	}
-	if in := f.inject(); in != "" {
+	if in := f.inject(); !in.IsZero() {
 		t.Inject = in
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/idemchaos/idemchaos/sim/workload"
-	"github.com/idemchaos/idemchaos/targets/api"
 )
 
 // FuzzParseSpec: any input either fails with one line naming the file, or
@@ -94,7 +93,7 @@ func checkFuzzPlan(t *testing.T, s Spec, seed uint64) {
 		t.Fatalf("seed %d: %v", seed, err)
 	}
 	for _, f := range p.Faults() {
-		if _, err := api.ParseInjection(f.Inject); f.Inject != "" && err != nil {
+		if err := f.Inject.Validate(); !f.Inject.IsZero() && err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 	}

@@ -95,11 +95,11 @@ func checkFaults(t *testing.T, seed uint64, p workload.Plan) {
 	drops, latency, cuts := 0, 0, 0
 	for _, f := range p.Faults() {
 		switch {
-		case f.Try == 1 && f.Fault == "drop-response" && f.Inject == "":
+		case f.Try == 1 && f.Fault == "drop-response" && f.Inject.IsZero():
 			drops++
-		case f.Try == 2 && f.Inject == "pg-latency:300ms@before-commit" && f.Fault == "":
+		case f.Try == 2 && f.Inject.String() == "pg-latency:300ms@before-commit" && f.Fault == "":
 			latency++
-		case f.Try == 2 && f.Inject == "redis-cut@after-commit" && f.Fault == "drop-response":
+		case f.Try == 2 && f.Inject.String() == "redis-cut@after-commit" && f.Fault == "drop-response":
 			cuts++
 		default:
 			t.Fatalf("seed %d: unexpected fault %+v", seed, f)

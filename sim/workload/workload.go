@@ -14,6 +14,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"time"
+
+	"github.com/idemchaos/idemchaos/targets/api"
 )
 
 // MaxOps bounds a plan: every load loop of the harness is bounded in count.
@@ -41,8 +43,10 @@ type Try struct {
 	Replica int    `json:"replica"`
 	Fault   string `json:"fault,omitempty"` // on the client's path: the try is routed through a faulty link (DropResponse)
 	// Inject is a fault fired inside the target when this try reaches a
-	// failpoint, as api.Injection writes it ("redis-cut@after-commit").
-	Inject string `json:"inject,omitempty"`
+	// failpoint; zero: none. It is written as api.Injection writes it
+	// ("redis-cut@after-commit"), left out when zero, and a saved plan with
+	// a malformed one does not decode.
+	Inject api.Injection `json:"inject,omitzero"`
 }
 
 // Op is one logical payment the client wants made exactly once.
@@ -117,10 +121,10 @@ func derivedKey(nonce uint64, key string) string {
 
 // Fault is one entry of the fault schedule.
 type Fault struct {
-	Op     int    `json:"op"`
-	Try    int    `json:"try"`
-	Fault  string `json:"fault,omitempty"`
-	Inject string `json:"inject,omitempty"`
+	Op     int           `json:"op"`
+	Try    int           `json:"try"`
+	Fault  string        `json:"fault,omitempty"`
+	Inject api.Injection `json:"inject,omitzero"`
 }
 
 // Faults lists the faults the plan places, in op and try order.
@@ -128,7 +132,7 @@ func (p Plan) Faults() []Fault {
 	var out []Fault
 	for _, o := range p.Ops {
 		for i, t := range o.Tries {
-			if (t.Fault != "" || t.Inject != "") && i < o.MaxTries {
+			if (t.Fault != "" || !t.Inject.IsZero()) && i < o.MaxTries {
 				out = append(out, Fault{Op: o.ID, Try: i + 1, Fault: t.Fault, Inject: t.Inject})
 			}
 		}

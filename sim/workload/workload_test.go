@@ -1,11 +1,15 @@
 package workload_test
 
 import (
+	"encoding/json"
+	"reflect"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/idemchaos/idemchaos/sim/workload"
+	"github.com/idemchaos/idemchaos/targets/api"
 )
 
 var uuidV4 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
@@ -94,5 +98,32 @@ func TestRekeyIsFreshAndKeepsSharing(t *testing.T) {
 		if r.Ops[i].Amount != p.Ops[i].Amount || r.Ops[i].ID != p.Ops[i].ID {
 			t.Fatalf("op %d changed beyond its key", i)
 		}
+	}
+}
+
+// TestPlanJSON: a try's in-target fault is written as its string and left
+// out when there is none, as when it was a string field; the plan reads
+// back equal, and one with a malformed fault does not read.
+func TestPlanJSON(t *testing.T) {
+	cut := api.Injection{Action: api.RedisCut, Point: api.AfterCommit}
+	plan := workload.Plan{Ops: []workload.Op{{ID: 0, Account: "acct-1", Amount: 100, Currency: "EUR", Group: -1, After: -1, MaxTries: 2,
+		Tries: []workload.Try{{Fault: workload.DropResponse, Inject: cut}, {Replica: 1}}}}}
+	b, err := json.Marshal(plan)
+	want := `{"accounts":null,"ops":[{"id":0,"account":"acct-1","amount":100,"currency":"EUR","group":-1,"after":-1,"max_tries":2,` +
+		`"tries":[{"replica":0,"fault":"drop-response","inject":"redis-cut@after-commit"},{"replica":1}]}]}`
+	if err != nil || string(b) != want {
+		t.Fatalf("plan written as\n%s (%v)\nwant\n%s", b, err, want)
+	}
+	var back workload.Plan
+	if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back, plan) {
+		t.Fatalf("plan read back as %+v, %v", back, err)
+	}
+	f, err := json.Marshal(plan.Faults())
+	if want := `[{"op":0,"try":1,"fault":"drop-response","inject":"redis-cut@after-commit"}]`; err != nil || string(f) != want {
+		t.Fatalf("faults written as %s (%v); want %s", f, err, want)
+	}
+	bad := strings.Replace(string(b), "redis-cut@after-commit", "redis-cut@after-lunch", 1)
+	if err := json.Unmarshal([]byte(bad), &back); err == nil || !strings.Contains(err.Error(), `"redis-cut@after-lunch"`) {
+		t.Fatalf("a malformed injection read: %v", err)
 	}
 }

@@ -49,7 +49,11 @@ const MaxInjectionArg = 10 * time.Second
 
 // Injection is a fault fired inside the target when a request reaches a
 // point, written "ACTION[:DURATION]@POINT" ("redis-cut@after-commit",
-// "delay:200ms@before-commit") in plans and fault schedules.
+// "delay:200ms@before-commit") in plans and fault schedules. It is read
+// once, where it enters (a scenario file, a saved plan through
+// UnmarshalText), and handled as this value from there on. The zero
+// Injection is none: it writes as "" (a plan's omitzero field leaves it
+// out) and "" reads back as it.
 type Injection struct {
 	Action Action
 	Arg    time.Duration // the delay or latency; 0 for a cut
@@ -57,6 +61,9 @@ type Injection struct {
 }
 
 // ParseInjection reads "ACTION[:DURATION]@POINT".
+//
+// It is for where an injection enters the harness as text; a value already
+// read is an Injection, not its string.
 func ParseInjection(s string) (Injection, error) {
 	var in Injection
 	what, where, ok := strings.Cut(s, "@")
@@ -96,4 +103,50 @@ func (in Injection) String() string {
 		return fmt.Sprintf("%s:%s@%s", in.Action, in.Arg, in.Point)
 	}
 	return string(in.Action) + "@" + string(in.Point)
+}
+
+// IsZero reports whether in is no injection at all (encoding/json's
+// omitzero leaves such a field out).
+func (in Injection) IsZero() bool { return in == Injection{} }
+
+// Validate reports an injection that ParseInjection would not read back
+// from its String: an unknown action or point, a duration out of range.
+func (in Injection) Validate() error {
+	back, err := ParseInjection(in.String())
+	if err != nil {
+		return err
+	}
+	if back != in {
+		return fmt.Errorf("injection %q: duration %s not in (0, %s]", in, in.Arg, MaxInjectionArg)
+	}
+	return nil
+}
+
+// MarshalText writes the injection as String does; the zero Injection as
+// "". An injection that does not Validate is an error, so that nothing is
+// saved that cannot be loaded again.
+func (in Injection) MarshalText() ([]byte, error) {
+	if in.IsZero() {
+		return []byte{}, nil
+	}
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	return []byte(in.String()), nil
+}
+
+// UnmarshalText reads what MarshalText writes: "" as the zero Injection,
+// anything else through ParseInjection, so that a malformed injection is an
+// error where it is decoded.
+func (in *Injection) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*in = Injection{}
+		return nil
+	}
+	v, err := ParseInjection(string(b))
+	if err != nil {
+		return err
+	}
+	*in = v
+	return nil
 }
