@@ -52,6 +52,7 @@ type rule struct {
 var ioModules = []string{
 	"github.com/Shopify/toxiproxy",
 	"github.com/jackc/pgx",
+	"github.com/go-sql-driver/mysql",
 	"github.com/redis/go-redis",
 	"github.com/prometheus",
 	"github.com/rs/zerolog",

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -94,20 +95,26 @@ func withDatabase(admin, name string) (string, error) {
 // databaseOf returns the database dsn names, refusing DSNs for another
 // server and the databases a cluster needs.
 func (s *Services) databaseOf(dsn string) (string, error) {
+	return databaseOn(s.PostgresURL, dsn, "postgres", "template0", "template1")
+}
+
+// databaseOn returns the database dsn names on the server of the admin
+// URL, refusing DSNs for another server, the admin URL's own database and
+// the reserved ones.
+func databaseOn(adminURL, dsn string, reserved ...string) (string, error) {
 	u, err := url.Parse(dsn)
 	if err != nil {
 		return "", fmt.Errorf("DSN %s is not a URL", redactAs(dsn, legacyMask))
 	}
-	admin, err := url.Parse(s.PostgresURL)
+	admin, err := url.Parse(adminURL)
 	if err != nil {
-		return "", fmt.Errorf("admin DSN %s is not a URL", redactAs(s.PostgresURL, legacyMask))
+		return "", fmt.Errorf("admin DSN %s is not a URL", redactAs(adminURL, legacyMask))
 	}
 	if u.Host != admin.Host {
 		return "", fmt.Errorf("DSN %s is not on server %s", redact(dsn), admin.Host)
 	}
 	name := strings.TrimPrefix(u.Path, "/")
-	switch name {
-	case "", "postgres", "template0", "template1":
+	if name == "" || slices.Contains(reserved, name) {
 		return "", fmt.Errorf("refusing to drop database %q", name)
 	}
 	if admin.Path == "/"+name {

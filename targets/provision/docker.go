@@ -120,6 +120,35 @@ func dockerPostgres(ctx context.Context, pool *dockertest.Pool, log logger) (str
 	return dsn, p, nil
 }
 
+// dockerMySQL runs mariadb:10.11 (the version Debian 12 ships) on a random
+// loopback port, with a root without password and the harness's database.
+func dockerMySQL(ctx context.Context, pool *dockertest.Pool, log logger) (string, *part, error) {
+	log.printf("starting mariadb:10.11 in Docker ...")
+	res, err := runContainer(ctx, pool, &dockertest.RunOptions{
+		Repository: "mariadb", Tag: "10.11",
+		Env: []string{"MARIADB_ALLOW_EMPTY_ROOT_PASSWORD=1", "MARIADB_DATABASE=" + mysqlDatabase},
+		Cmd: mysqlSettings, // options only: the image runs mariadbd with them
+	}, "3306/tcp")
+	if err != nil {
+		return "", nil, err
+	}
+	p := containerPart("mysql", pool, res)
+	url := "mysql://root@" + res.GetHostPort("3306/tcp") + "/" + mysqlDatabase
+	cfg, err := parseMySQLURL(url)
+	if err == nil {
+		// The image's first server, which creates the database, listens on
+		// no port: an answer comes from the final one.
+		err = poll(ctx, dockerReadyLimit, dockerPollEvery, nil, func(ctx context.Context) error {
+			return mysqlProbe(ctx, cfg, "")
+		})
+	}
+	if err != nil {
+		return "", nil, errors.Join(fmt.Errorf("mariadb container: %w", err), p.stop())
+	}
+	log.printf("mariadb ready in Docker at %s", url)
+	return url, p, nil
+}
+
 // runContainer runs opts with port published on 127.0.0.1 only, removed
 // when it stops and stopped by the engine after containerLifetime.
 // dockertest takes no context: if ctx ends first, the container is

@@ -12,7 +12,7 @@ import (
 //
 // Start returns it as a *UnavailableError; use errors.As.
 type UnavailableError struct {
-	Service string // "redis" or "postgres"
+	Service string // "redis", "postgres" or "mysql"
 	Hint    string // install command
 	Err     error  // why each source failed
 }

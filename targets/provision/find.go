@@ -19,13 +19,25 @@ const pgConfigTimeout = 2 * time.Second
 var (
 	errNoPostgresBin = errors.New("no postgres binaries found (PATH, pg_config --bindir, /usr/lib/postgresql/*/bin)")
 	errNoRedisBin    = errors.New("no redis-server binary found (PATH, /usr/bin, /usr/local/bin, /usr/sbin)")
+	errNoMariaDBBin  = errors.New("no MariaDB server binaries found (mariadbd and mariadb-install-db in PATH, /usr/sbin, /usr/bin, /usr/local/bin)")
 )
+
+// mariaDBDirs are searched for mariadbd and mariadb-install-db after PATH:
+// Debian puts mariadbd in /usr/sbin, which a user's PATH often lacks.
+var mariaDBDirs = []string{"/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin"}
 
 // finder locates server binaries. Tests replace it to simulate a machine
 // without them.
 type finder struct {
 	pgDirs    func(ctx context.Context) []string // candidate bin dirs, best first
 	redisPath func() (string, error)             // path of redis-server
+	mariaDB   func() (mariaDBBins, error)        // paths of mariadbd and mariadb-install-db
+}
+
+// mariaDBBins are the two programs a local MariaDB start runs.
+type mariaDBBins struct {
+	server  string // mariadbd
+	install string // mariadb-install-db
 }
 
 // defaultFinder searches pgBinDir (Config.PGBinDir; "" = none) first,
@@ -34,6 +46,7 @@ func defaultFinder(pgBinDir string) finder {
 	return finder{
 		pgDirs:    func(ctx context.Context) []string { return defaultPGDirs(ctx, pgBinDir) },
 		redisPath: defaultRedisPath,
+		mariaDB:   defaultMariaDBBins,
 	}
 }
 
@@ -122,6 +135,33 @@ func redisIn(dirs ...string) (string, error) {
 		}
 	}
 	return "", errNoRedisBin
+}
+
+// defaultMariaDBBins finds mariadbd and mariadb-install-db, each on PATH
+// or in mariaDBDirs.
+func defaultMariaDBBins() (mariaDBBins, error) { return findMariaDB(exec.LookPath, mariaDBDirs) }
+
+// findMariaDB finds mariadbd and mariadb-install-db, each with lookPath
+// (nil: not used) or else in the first of dirs that holds it.
+func findMariaDB(lookPath func(string) (string, error), dirs []string) (mariaDBBins, error) {
+	find := func(name string) string {
+		if lookPath != nil {
+			if p, err := lookPath(name); err == nil {
+				return p
+			}
+		}
+		for _, d := range dirs {
+			if p := filepath.Join(d, name); isExecutable(p) {
+				return p
+			}
+		}
+		return ""
+	}
+	b := mariaDBBins{server: find("mariadbd"), install: find("mariadb-install-db")}
+	if b.server == "" || b.install == "" {
+		return mariaDBBins{}, errNoMariaDBBin
+	}
+	return b, nil
 }
 
 func isExecutable(path string) bool {

@@ -17,6 +17,7 @@ func emptyFinder(t *testing.T) *finder {
 	return &finder{
 		pgDirs:    func(context.Context) []string { return []string{empty} },
 		redisPath: func() (string, error) { return redisIn(empty) },
+		mariaDB:   func() (mariaDBBins, error) { return findMariaDB(nil, []string{empty}) },
 	}
 }
 
@@ -130,4 +131,34 @@ func TestDefaultSearchFindsInstalledServers(t *testing.T) {
 		t.Fatal((&UnavailableError{Service: "redis", Hint: redisInstallHint, Err: err}).Error())
 	}
 	t.Logf("redis-server: %s", bin)
+	maria, err := defaultMariaDBBins()
+	if err != nil {
+		t.Fatal((&UnavailableError{Service: "mysql", Hint: mysqlInstallHint, Err: err}).Error())
+	}
+	t.Logf("mariadb: %s, %s", maria.server, maria.install)
+}
+
+// mariadbd and mariadb-install-db are found each on its own: Debian has
+// them in /usr/sbin and /usr/bin. Both are needed.
+func TestMariaDBSearch(t *testing.T) {
+	sbin := fakeBin(t, filepath.Join(t.TempDir(), "sbin"), "mariadbd")
+	bin := fakeBin(t, filepath.Join(t.TempDir(), "bin"), "mariadb-install-db")
+	got, err := findMariaDB(nil, []string{sbin, bin})
+	want := mariaDBBins{server: filepath.Join(sbin, "mariadbd"), install: filepath.Join(bin, "mariadb-install-db")}
+	if err != nil || got != want {
+		t.Errorf("findMariaDB = %+v, %v; want %+v", got, err, want)
+	}
+	onPath := func(name string) (string, error) {
+		if name == "mariadbd" {
+			return "/opt/mariadb/bin/mariadbd", nil
+		}
+		return "", errors.New("not on PATH")
+	}
+	got, err = findMariaDB(onPath, []string{sbin, bin})
+	if err != nil || got.server != "/opt/mariadb/bin/mariadbd" || got.install != want.install {
+		t.Errorf("with mariadbd on PATH: findMariaDB = %+v, %v", got, err)
+	}
+	if _, err := findMariaDB(nil, []string{sbin}); !errors.Is(err, errNoMariaDBBin) {
+		t.Errorf("no mariadb-install-db: err = %v; want errNoMariaDBBin", err)
+	}
 }

@@ -101,12 +101,21 @@ type account struct {
 
 // postgresAccount returns the current user, or when running as root the
 // "postgres" user (else "nobody"), since Postgres refuses to run as root.
+func postgresAccount() (account, error) { return serverAccount("postgres", "postgres") }
+
+// mysqlAccount is postgresAccount for mariadbd, which refuses root too, with
+// the "mysql" user. mariadbd's own --user is not used: a process that
+// changes its uid loses its parent-death signal.
+func mysqlAccount() (account, error) { return serverAccount("mariadbd", "mysql") }
+
+// serverAccount returns the current user, or when running as root the user
+// named login (else "nobody"), for a server that refuses to run as root.
 // Groups stay nil so that the child's supplementary groups are cleared.
-func postgresAccount() (account, error) {
+func serverAccount(server, login string) (account, error) {
 	if os.Geteuid() != 0 {
 		return account{name: "current user", uid: os.Geteuid(), gid: os.Getegid()}, nil
 	}
-	for _, name := range []string{"postgres", "nobody"} {
+	for _, name := range []string{login, "nobody"} {
 		u, err := user.Lookup(name)
 		if err != nil {
 			continue
@@ -119,7 +128,7 @@ func postgresAccount() (account, error) {
 		cred := &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
 		return account{name: name, uid: uid, gid: gid, cred: cred}, nil
 	}
-	return account{}, errors.New("running as root and neither user postgres nor nobody exists; postgres refuses to run as root")
+	return account{}, fmt.Errorf("running as root and neither user %s nor nobody exists; %s refuses to run as root", login, server)
 }
 
 // procAttr returns process attributes: own process group, parent-death

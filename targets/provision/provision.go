@@ -1,5 +1,6 @@
 // Package provision finds or starts the real Redis and PostgreSQL servers
-// that idemchaos runs its scenarios against.
+// that idemchaos runs its scenarios against, and, when asked, a MySQL-family
+// server (MariaDB), the second SQL engine.
 //
 // For each store, Start tries, in order: a URL given by the user (pinged,
 // never started), a Docker engine through dockertest (Config.DockerHost,
@@ -7,8 +8,12 @@
 // 2 s), and finally local binaries (redis-server, initdb and postgres,
 // searched in Config.PGBinDir first, then PATH, pg_config --bindir and the
 // usual install dirs) started in a throwaway directory on free loopback
-// ports. Everything binds to 127.0.0.1. When nothing can serve a store,
-// Start returns an *UnavailableError carrying the exact install command.
+// ports. A MySQL-family server, when Config.MySQL or Config.MySQLURL asks
+// for one, comes last, the same way: a URL, the mariadb:10.11 image, or
+// mariadb-install-db and mariadbd (PATH, /usr/sbin, /usr/bin,
+// /usr/local/bin). Everything binds to 127.0.0.1. When nothing can serve a
+// store, Start returns an *UnavailableError carrying the exact install
+// command.
 //
 // The package takes no settings from flags or environment variables:
 // everything comes in through Config, which cmd/ fills (e.g. DockerHost
@@ -20,9 +25,10 @@
 // Postgres refuses to run as root: when the process runs as root, initdb
 // and postgres are started as the "postgres" user (or "nobody"), and the
 // data directory is created under a directory that user can traverse.
-// Processes are started in their own process group with a parent-death
-// signal, and data directories left behind by a killed run are removed by
-// Sweep, which Start calls first.
+// mariadb-install-db and mariadbd are run the same way, as the "mysql" user
+// (or "nobody"). Processes are started in their own process group with a
+// parent-death signal, and data directories left behind by a killed run are
+// removed by Sweep, which Start calls first.
 //
 // StartRedisTopology starts a replicated Redis the same way (local
 // binaries only, no Docker path): a primary, a replica replicating through
@@ -39,7 +45,8 @@ import (
 	"sync"
 )
 
-// Source values reported in Services.RedisSource and Services.PostgresSource.
+// Source values reported in Services.RedisSource, Services.PostgresSource
+// and Services.MySQLSource.
 const (
 	SourceURL    = "url"
 	SourceDocker = "docker"
@@ -55,6 +62,15 @@ type Config struct {
 	NoDocker    bool      // skip the Docker engine step
 	TempDir     string    // base for data dirs; "" = os.TempDir()
 	Log         io.Writer // progress lines; nil = discard
+
+	// MySQL asks for a MySQL-family server too, after Redis and Postgres:
+	// MySQLURL if set, else Docker or a local MariaDB. Without MySQL or
+	// MySQLURL, Start provisions none.
+	MySQL bool
+	// MySQLURL, if set, is used as is (pinged, never started), and implies
+	// MySQL. Its form is mysql://user:password@host:port/database?params
+	// (see MySQLDSN).
+	MySQLURL string
 
 	// DockerHost is the Docker engine endpoint, e.g. "tcp://127.0.0.1:2375"
 	// or "unix:///run/user/1000/docker.sock". "" means the unix socket
@@ -76,9 +92,14 @@ type Config struct {
 type Services struct {
 	RedisURL    string // e.g. redis://127.0.0.1:PORT/0
 	PostgresURL string // admin DSN on the maintenance database "postgres"
+	// MySQLURL is e.g. mysql://root@127.0.0.1:PORT/idemchaos, a URL on the
+	// database made for the harness (MySQLDSN turns it into the driver's
+	// DSN); "" when Config asked for no MySQL.
+	MySQLURL string
 
 	RedisSource    string // SourceURL, SourceDocker or SourceLocal
 	PostgresSource string // SourceURL, SourceDocker or SourceLocal
+	MySQLSource    string // SourceURL, SourceDocker, SourceLocal; "" for none
 
 	mu       sync.Mutex
 	parts    []*part // started resources, in start order
@@ -88,16 +109,16 @@ type Services struct {
 
 // part is one resource Start brought up and Close must tear down.
 type part struct {
-	name string       // "redis" or "postgres"
+	name string       // "redis", "postgres" or "mysql"
 	pid  int          // process id (and process group id); 0 for containers
 	dir  string       // temp dir to remove; "" for containers
 	stop func() error // stops the process or container and removes dir
 	proc *proc        // the local process; nil for containers
 }
 
-// Start provisions Redis, then Postgres. On any failure everything already
-// started is stopped before returning; when ctx is done the error is
-// ctx.Err().
+// Start provisions Redis, then Postgres, then MySQL when Config asks for
+// it. On any failure everything already started is stopped before
+// returning; when ctx is done the error is ctx.Err().
 func Start(ctx context.Context, cfg Config) (*Services, error) {
 	st := newStarter(cfg)
 	s := &Services{}
@@ -143,7 +164,7 @@ func (s *Services) add(p *part) {
 }
 
 // ProcessGroups names the process group of each store started here as a
-// local process ("redis", "postgres"): every process of the store (a
+// local process ("redis", "postgres", "mysql"): every process of the store (a
 // Postgres server's backends among them) is in it. Stores given by URL or
 // run in a container have none.
 func (s *Services) ProcessGroups() map[string]int {

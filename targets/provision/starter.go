@@ -15,6 +15,7 @@ import (
 const (
 	redisInstallHint    = "sudo apt-get install -y redis-server"
 	postgresInstallHint = "sudo apt-get install -y postgresql"
+	mysqlInstallHint    = "sudo apt-get install -y mariadb-server"
 )
 
 // logger writes progress lines to an optional writer.
@@ -52,7 +53,8 @@ func newStarter(cfg Config) *starter {
 	return st
 }
 
-// run sweeps stale dirs, then provisions Redis and Postgres into s.
+// run sweeps stale dirs, then provisions Redis, Postgres and, when asked,
+// MySQL into s.
 func (st *starter) run(ctx context.Context, s *Services) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -70,7 +72,16 @@ func (st *starter) run(ctx context.Context, s *Services) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return st.postgres(ctx, s)
+	if err := st.postgres(ctx, s); err != nil {
+		return err
+	}
+	if !st.cfg.MySQL && st.cfg.MySQLURL == "" {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return st.mysql(ctx, s)
 }
 
 // redis fills s.RedisURL from the config URL, Docker or a local binary.
@@ -134,6 +145,39 @@ func (st *starter) postgres(ctx context.Context, s *Services) error {
 	}
 	s.add(p)
 	s.PostgresURL, s.PostgresSource = url, SourceLocal
+	return nil
+}
+
+// mysql fills s.MySQLURL from the config URL, Docker or local MariaDB
+// binaries.
+func (st *starter) mysql(ctx context.Context, s *Services) error {
+	if st.cfg.MySQLURL != "" {
+		if err := pingMySQLURL(ctx, st.cfg.MySQLURL); err != nil {
+			return err
+		}
+		st.log.printf("mysql: using %s", redact(st.cfg.MySQLURL))
+		s.MySQLURL, s.MySQLSource = st.cfg.MySQLURL, SourceURL
+		return nil
+	}
+	url, p, why, err := st.viaDocker(ctx, "mysql", dockerMySQL)
+	if err != nil {
+		return err
+	}
+	if p != nil {
+		s.add(p)
+		s.MySQLURL, s.MySQLSource = url, SourceDocker
+		return nil
+	}
+	bins, err := st.find.mariaDB()
+	if err != nil {
+		return &UnavailableError{Service: "mysql", Hint: mysqlInstallHint, Err: fmt.Errorf("%s, %w", why, err)}
+	}
+	url, p, err = startLocalMySQL(ctx, st.base, bins, st.log)
+	if err != nil {
+		return err
+	}
+	s.add(p)
+	s.MySQLURL, s.MySQLSource = url, SourceLocal
 	return nil
 }
 

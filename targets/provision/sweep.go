@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,10 +18,10 @@ import (
 const orphanAge = 10 * time.Minute
 
 // Sweep removes data dirs under base (os.TempDir() when "") left by an
-// earlier killed run: dirs named idemchaos-pg-* or idemchaos-redis-* all
-// of whose recorded pids (the creating process, postmaster.pid's first
-// line, redis.pid) are dead. It kills nothing; a dir with any live pid is
-// kept. It returns the dirs it removed.
+// earlier killed run: dirs named idemchaos-pg-*, idemchaos-redis-* or
+// idemchaos-mysql-* all of whose recorded pids (the creating process,
+// postmaster.pid's first line, redis.pid, mariadbd.pid) are dead. It kills
+// nothing; a dir with any live pid is kept. It returns the dirs it removed.
 func Sweep(base string) (removed []string, err error) {
 	if base == "" {
 		base = os.TempDir()
@@ -35,7 +36,7 @@ func Sweep(base string) (removed []string, err error) {
 	var errs []error
 	for _, e := range entries {
 		name := e.Name()
-		if !e.IsDir() || !(strings.HasPrefix(name, pgDirPrefix) || strings.HasPrefix(name, redisDirPrefix)) {
+		if !e.IsDir() || !slices.ContainsFunc(runDirPrefixes, func(p string) bool { return strings.HasPrefix(name, p) }) {
 			continue
 		}
 		dir := filepath.Join(base, name)
@@ -51,10 +52,13 @@ func Sweep(base string) (removed []string, err error) {
 	return removed, errors.Join(errs...)
 }
 
+// runDirPrefixes name the dirs Sweep may remove.
+var runDirPrefixes = []string{pgDirPrefix, redisDirPrefix, mysqlDirPrefix}
+
 // isStale reports whether no process recorded in dir is alive.
 func isStale(dir string) bool {
 	var pids []int
-	for _, f := range []string{ownerPidFile, redisPidFile, postmasterPid} {
+	for _, f := range []string{ownerPidFile, redisPidFile, postmasterPid, mysqlPidFile} {
 		if pid, ok := readPid(filepath.Join(dir, f)); ok {
 			pids = append(pids, pid)
 		}

@@ -49,6 +49,7 @@ func TestSweep(t *testing.T) {
 	dead, me := deadPid(t), os.Getpid()
 	stalePG := fakeDir(t, base, pgDirPrefix+"stale", map[string]int{postmasterPid: dead})
 	staleRedis := fakeDir(t, base, redisDirPrefix+"stale", map[string]int{ownerPidFile: dead, redisPidFile: dead})
+	staleMySQL := fakeDir(t, base, mysqlDirPrefix+"stale", map[string]int{ownerPidFile: dead, mysqlPidFile: dead})
 	oldEmpty := fakeDir(t, base, pgDirPrefix+"old-empty", nil)
 	old := time.Now().Add(-2 * orphanAge)
 	if err := os.Chtimes(oldEmpty, old, old); err != nil {
@@ -59,6 +60,7 @@ func TestSweep(t *testing.T) {
 		fakeDir(t, base, pgDirPrefix+"live-postmaster", map[string]int{ownerPidFile: dead, postmasterPid: me}),
 		fakeDir(t, base, pgDirPrefix+"live-owner", map[string]int{ownerPidFile: me, postmasterPid: dead}),
 		fakeDir(t, base, pgDirPrefix+"young-empty", nil),
+		fakeDir(t, base, mysqlDirPrefix+"live-mariadbd", map[string]int{ownerPidFile: dead, mysqlPidFile: me}),
 		fakeDir(t, base, "other-stale", map[string]int{ownerPidFile: dead}),
 	}
 
@@ -67,7 +69,7 @@ func TestSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	slices.Sort(removed)
-	want := []string{oldEmpty, stalePG, staleRedis}
+	want := []string{oldEmpty, stalePG, staleRedis, staleMySQL}
 	slices.Sort(want)
 	if !slices.Equal(removed, want) {
 		t.Errorf("removed %v, want %v", removed, want)

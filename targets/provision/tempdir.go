@@ -15,9 +15,11 @@ import (
 const (
 	pgDirPrefix     = "idemchaos-pg-"
 	redisDirPrefix  = "idemchaos-redis-"
+	mysqlDirPrefix  = "idemchaos-mysql-"
 	ownerPidFile    = "owner.pid"           // pid of the Go process that made the dir
 	redisPidFile    = "redis.pid"           // pid of redis-server
 	postmasterPid   = "data/postmaster.pid" // written by postgres
+	mysqlPidFile    = "mariadbd.pid"        // written by mariadbd (--pid-file)
 	logTailMaxBytes = 8 << 10               // how much of a log to read for errors
 	logTailLines    = 5                     // how many log lines errors quote
 )

@@ -13,6 +13,7 @@ import (
 //
 //	IDEMCHAOS_REDIS_URL     Config.RedisURL: use this Redis, never start one
 //	IDEMCHAOS_POSTGRES_URL  Config.PostgresURL: use this Postgres, never start one
+//	IDEMCHAOS_MYSQL_URL     Config.MySQLURL: use this MySQL-family server, never start one
 //	DOCKER_HOST             Config.DockerHost: the Docker engine endpoint
 //	PG_BINDIR               Config.PGBinDir: where initdb and postgres are, tried first
 //
@@ -21,6 +22,7 @@ func FromEnv() provision.Config {
 	return provision.Config{
 		RedisURL:    os.Getenv("IDEMCHAOS_REDIS_URL"),
 		PostgresURL: os.Getenv("IDEMCHAOS_POSTGRES_URL"),
+		MySQLURL:    os.Getenv("IDEMCHAOS_MYSQL_URL"),
 		DockerHost:  os.Getenv("DOCKER_HOST"),
 		PGBinDir:    os.Getenv("PG_BINDIR"),
 	}

@@ -9,18 +9,20 @@ import (
 func TestFromEnv(t *testing.T) {
 	t.Setenv("IDEMCHAOS_REDIS_URL", "redis://127.0.0.1:1/0")
 	t.Setenv("IDEMCHAOS_POSTGRES_URL", "postgres://u@127.0.0.1:2/postgres")
+	t.Setenv("IDEMCHAOS_MYSQL_URL", "mysql://root@127.0.0.1:4/idemchaos")
 	t.Setenv("DOCKER_HOST", "tcp://127.0.0.1:3")
 	t.Setenv("PG_BINDIR", "/opt/pg/bin")
 	want := provision.Config{
 		RedisURL:    "redis://127.0.0.1:1/0",
 		PostgresURL: "postgres://u@127.0.0.1:2/postgres",
+		MySQLURL:    "mysql://root@127.0.0.1:4/idemchaos",
 		DockerHost:  "tcp://127.0.0.1:3",
 		PGBinDir:    "/opt/pg/bin",
 	}
 	if got := FromEnv(); got != want {
 		t.Errorf("FromEnv() = %+v\nwant %+v", got, want)
 	}
-	for _, k := range []string{"IDEMCHAOS_REDIS_URL", "IDEMCHAOS_POSTGRES_URL", "DOCKER_HOST", "PG_BINDIR"} {
+	for _, k := range []string{"IDEMCHAOS_REDIS_URL", "IDEMCHAOS_POSTGRES_URL", "IDEMCHAOS_MYSQL_URL", "DOCKER_HOST", "PG_BINDIR"} {
 		t.Setenv(k, "")
 	}
 	if got := FromEnv(); got != (provision.Config{}) {

@@ -1,6 +1,7 @@
 // Package provisiontest gives a test package one real Redis and one real
-// Postgres for all its tests, started by the project's own provisioning code.
-// A missing server is a test failure, never a skip.
+// Postgres for all its tests, and on request one real MySQL-family server
+// (MariaDB), started by the project's own provisioning code. A missing
+// server is a test failure, never a skip.
 package provisiontest
 
 import (
@@ -13,15 +14,32 @@ import (
 	"github.com/idemchaos/idemchaos/targets/provision"
 )
 
-// Main starts the services configured by FromEnv, runs the package's tests
-// and stops them. Use it from TestMain:
-// os.Exit(provisiontest.Main(m, &services)).
-func Main(m *testing.M, services **provision.Services) int {
+// Option adds to the services Main starts.
+type Option func(*provision.Config)
+
+// WithMySQL makes Main start a MySQL-family server too (MariaDB; or use
+// IDEMCHAOS_MYSQL_URL): services.MySQLURL, and MySQLDatabase for a test's
+// own database on it.
+func WithMySQL(c *provision.Config) { c.MySQL = true }
+
+// Main starts the services configured by FromEnv and opts, runs the
+// package's tests and stops them. Use it from TestMain:
+// os.Exit(provisiontest.Main(m, &services)), or
+// os.Exit(provisiontest.Main(m, &services, provisiontest.WithMySQL)).
+func Main(m *testing.M, services **provision.Services, opts ...Option) int {
+	cfg := FromEnv()
+	for _, o := range opts {
+		o(&cfg)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	s, err := provision.Start(ctx, FromEnv())
+	s, err := provision.Start(ctx, cfg)
 	cancel()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "FAIL: the tests need real Redis and Postgres: %v\n", err)
+		need := "Redis and Postgres"
+		if cfg.MySQL || cfg.MySQLURL != "" {
+			need = "Redis, Postgres and MySQL"
+		}
+		fmt.Fprintf(os.Stderr, "FAIL: the tests need real %s: %v\n", need, err)
 		return 3
 	}
 	*services = s
@@ -51,4 +69,28 @@ func Database(t testing.TB, s *provision.Services) string {
 		}
 	})
 	return dsn
+}
+
+// MySQLDatabase is Database on the MySQL server (Main with WithMySQL): a
+// fresh database for one test, dropped when the test ends. It returns a
+// mysql:// URL; provision.MySQLDSN turns it into the driver's DSN.
+func MySQLDatabase(t testing.TB, s *provision.Services) string {
+	t.Helper()
+	if s.MySQLURL == "" {
+		t.Fatal("no MySQL server: start the services with provisiontest.WithMySQL")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	url, err := s.CreateMySQLDatabase(ctx, "test")
+	if err != nil {
+		t.Fatalf("create database: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := s.DropMySQLDatabase(ctx, url); err != nil {
+			t.Errorf("drop database: %v", err)
+		}
+	})
+	return url
 }
