@@ -98,6 +98,11 @@
 // decides its retries again: those findings are then Report.Deviations,
 // not anomalies.
 //
+// Each anomaly is one Definition (anomalies.go): its code, what it costs,
+// its explanation, the profiles that permit it and its demo, read from
+// there by the reports, the narrator and the conformance table. Register
+// adds an anomaly with a Find of its own, run after the checker's passes.
+//
 // It is a stable API.
 package check
 

@@ -1,10 +1,12 @@
-// Package design is the catalog of the built-in strategies as designs: what
-// each does with a key, the flaw it ships on purpose, the stores it keeps,
-// where it replays a completed key from, and the steps a narration tells.
-// It holds facts only (no I/O, no store client), so that the judge, the
-// narrator, the reports and the command line read them without linking
-// the strategies' Redis and Postgres code; targets/strategy builds each
-// design by its name.
+// Package design is the catalog of the strategies as designs, one Info
+// each (builtin.go): what it does with a key, the flaw it ships on
+// purpose, the stores it keeps, where it replays a completed key from, the
+// steps a narration tells, the scenarios that must catch it with the
+// anomalies each shows, and the scenarios whose demo it is. It holds facts
+// only (no I/O, no store client), so that the judge, the narrator, the
+// reports and the command line read them without linking the strategies'
+// Redis and Postgres code; targets/strategy builds each design by its
+// name, and strategy.Register adds a definition with its builder.
 //
 // It is an internal part of idemchaos, not a stable API: it may change
 // between releases.
