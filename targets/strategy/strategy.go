@@ -12,6 +12,7 @@ package strategy
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -56,6 +57,9 @@ type Deps struct {
 	// the strategies that read there; nil: they read Pool.
 	Standby *pgxpool.Pool
 	Redis   *redis.Client
+	// MySQL is the InnoDB ledger's pool (targets/ledger/innodb.Open), for
+	// the strategies on InnoDB (targets/strategy/innodb); nil for the rest.
+	MySQL   *sql.DB
 	Prefix  string // Redis key prefix, isolating one run from another
 	Profile api.Profile
 	// ClaimTTL bounds an in-flight claim in Redis (default 5s).

@@ -1,0 +1,75 @@
+package innodb
+
+import (
+	"github.com/idemchaos/idemchaos/targets/strategy"
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
+)
+
+// ReplayInnoDB is where the InnoDB strategies replay a completed key from:
+// its row in the InnoDB key table.
+const ReplayInnoDB = "innodb"
+
+// The steps of the InnoDB strategies, for the narration (which does not
+// tell them yet).
+const (
+	InnoDBRead         design.Step = "innodb-read"          // reads the key in InnoDB: absent
+	InnoDBInsertNoWait design.Step = "innodb-insert-nowait" // inserts the key, not waiting on a duplicate in flight, in the charge's transaction
+	InnoDBInsert       design.Step = "innodb-insert"        // inserts the key, waiting on a duplicate in flight, in the charge's transaction
+	InnoDBInsertIgnore design.Step = "innodb-insert-ignore" // INSERT IGNOREs the key: inserted, or taken and not seen under the snapshot
+	InnoDBSessionLock  design.Step = "innodb-session-lock"  // takes GET_LOCK on the key, for the pooled connection's session
+	InnoDBStore        design.Step = "innodb-store"         // stores the response with the key, in the same transaction
+)
+
+// Tx is innodb-tx, the reference design on InnoDB.
+var Tx = design.Info{Name: "innodb-tx",
+	Mechanism:  "one InnoDB transaction: the key row's INSERT as the claim, not waiting (SET STATEMENT innodb_lock_wait_timeout=0: a duplicate in flight fails at once, 409), the charge in the same round trip, the response stored in the key row with the COMMIT; fingerprint checked",
+	ReplayFrom: ReplayInnoDB, Steps: design.Steps{Check: InnoDBInsertNoWait, Store: InnoDBStore}}
+
+// BlockingClaim is innodb-blocking-claim: innodb-tx with a plain INSERT.
+var BlockingClaim = design.Info{Name: "innodb-blocking-claim",
+	Mechanism:  "as innodb-tx, but the claim is a plain INSERT of the key row, which waits on a duplicate an open transaction inserted (up to innodb_lock_wait_timeout, 50 s)",
+	Flaw:       "held duplicate: a second request for a key in flight waits for the first, then replays; if the first rolls back, two waiting duplicates deadlock and one is answered 503",
+	ReplayFrom: ReplayInnoDB, Steps: design.Steps{Check: InnoDBInsert, Store: InnoDBStore},
+	Fails: design.Declared{
+		"concurrent-duplicates": {"held_duplicate"},
+		"forced-race":           {"held_duplicate"},
+		"client-timeout-retry":  {"held_duplicate"},
+		"retry-storm":           {"held_duplicate"},
+	},
+	NeverShows: design.Declared{"concurrent-duplicates": {"double_charge"}, "forced-race": {"double_charge"},
+		"client-timeout-retry": {"double_charge"}, "retry-storm": {"double_charge"}},
+}
+
+// InsertIgnore is innodb-insert-ignore.
+var InsertIgnore = design.Info{Name: "innodb-insert-ignore",
+	Mechanism:  "one REPEATABLE READ transaction: SELECT the key (absent), INSERT IGNORE it; when it was taken (0 rows) SELECT it again to answer from it, else charge; the response stored with INSERT ... ON DUPLICATE KEY UPDATE",
+	Flaw:       "the second SELECT reads the snapshot of the first: a duplicate committed in between is taken but not seen, the missing row is taken for a released claim, and the request charges again and overwrites the first answer",
+	ReplayFrom: ReplayInnoDB, Steps: design.Steps{Check: InnoDBRead, Claim: InnoDBInsertIgnore, Store: InnoDBStore},
+	// The look-up then the claim is a check-then-act race whose loser does
+	// not see the winner: every duplicate that looked before the winner
+	// committed charges again (and waited on the winner's INSERT first).
+	Fails: design.Declared{
+		"concurrent-duplicates": {"double_charge"},
+		"forced-race":           {"double_charge", "replay_mismatch"},
+		"client-timeout-retry":  {"double_charge"},
+		"retry-storm":           {"double_charge"},
+	},
+}
+
+// GetLock is innodb-get-lock.
+var GetLock = design.Info{Name: "innodb-get-lock",
+	Mechanism:  "GET_LOCK(key, 0) on the pooled connection (taken: 409), then one transaction: read the key, charge, INSERT the key row with the response; RELEASE_LOCK after the COMMIT of a 2xx only",
+	Flaw:       "GET_LOCK is the session's: a declined charge (402) returns its connection to the pool still holding the key's lock, and every retry on another connection gets 409 for as long as that connection lives",
+	ReplayFrom: ReplayInnoDB, Steps: design.Steps{Check: InnoDBRead, Claim: InnoDBSessionLock, Store: InnoDBStore},
+	Fails: design.Declared{
+		"business-refusal": {"stuck_key"},
+	},
+	NeverShows: design.Declared{"business-refusal": {"double_charge"}},
+}
+
+// The builders of the designs, for strategy.Register(Tx, NewTx) and the
+// rest: each builds on deps.MySQL.
+func NewTx(d strategy.Deps) strategy.Strategy            { return txStrategy{deps: d} }
+func NewBlockingClaim(d strategy.Deps) strategy.Strategy { return txStrategy{deps: d, blocking: true} }
+func NewInsertIgnore(d strategy.Deps) strategy.Strategy  { return insertIgnore{deps: d} }
+func NewGetLock(d strategy.Deps) strategy.Strategy       { return getLock{deps: d} }
