@@ -21,6 +21,7 @@ func TestDesignsRegister(t *testing.T) {
 		{innodb.BlockingClaim, innodb.NewBlockingClaim},
 		{innodb.InsertIgnore, innodb.NewInsertIgnore},
 		{innodb.GetLock, innodb.NewGetLock},
+		{innodb.SelectForUpdate, innodb.NewSelectForUpdate},
 	} {
 		if _, err := design.Lookup(d.info.Name); err == nil {
 			t.Fatalf("%s is in the catalog already: the engine would deploy it", d.info.Name)
