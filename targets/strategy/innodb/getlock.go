@@ -20,7 +20,8 @@ import (
 // declined key that lands on another connection, of this pool or of
 // another replica's, gets 409 for as long as that connection lives; one
 // that lands on it takes the lock again (it nests), replays the 402 and
-// leaves it held.
+// leaves it held. So does every 5xx after the lock was taken whose
+// connection survives it (a deadlock, a lock wait timeout).
 type getLock struct{ deps strategy.Deps }
 
 // The lock's name: server-wide, so the database's name is in it; hashed,

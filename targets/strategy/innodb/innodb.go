@@ -26,6 +26,9 @@
 //     (REPEATABLE READ): INSERT IGNORE reports a key committed since (0
 //     rows) that a SELECT in the same transaction still does not see, while
 //     an UPDATE of it (a locking read) finds and overwrites it;
+//   - a locking read (SELECT ... FOR UPDATE) that finds no row locks the
+//     gap where the row would be; gap locks do not conflict with each
+//     other, but an INSERT into the gap waits on every one of them;
 //   - GET_LOCK belongs to the session, not the transaction: it survives
 //     COMMIT and the return of the connection to the pool, and the same
 //     session takes it again (it nests), another one does not.
