@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/sim/workload"
 )
 
@@ -26,4 +27,10 @@ func (r *Builtin) OpenAtDeploy(ctx context.Context, c scenarios.Cell, plan workl
 		open = append(open, int(rep.pool.Stat().TotalConns()))
 	}
 	return open, nil
+}
+
+// ReadCharges is what a run reads back of l: the charges under keys and
+// those of the keyless attempts, left to exactly those and numbered.
+func ReadCharges(ctx context.Context, l LedgerReader, keys, keyless []string) ([]history.Charge, error) {
+	return readCharges(ctx, l, lookup{keys: keys, keyless: keyless})
 }

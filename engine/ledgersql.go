@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -152,9 +153,9 @@ type SQLLedger struct {
 // saying exactly what is wrong; a ledger that cannot be reached is a plain
 // error (the environment).
 func OpenSQLLedger(ctx context.Context, dsn, query string) (*SQLLedger, error) {
-	query = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(query), ";"))
-	if strings.Contains(query, "$1") {
-		return nil, &BadInputError{errors.New("ledger query: takes no parameters ($1): idemchaos filters the rows by the run's keys itself")}
+	query, err := ledgerQuery(query, "$1")
+	if err != nil {
+		return nil, err
 	}
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
@@ -188,6 +189,10 @@ func connectCause(err error) string {
 	if errors.As(err, &pg) {
 		return pg.Message
 	}
+	var my *mysql.MySQLError
+	if errors.As(err, &my) {
+		return my.Message
+	}
 	return oneLine(err)
 }
 
@@ -205,23 +210,23 @@ func (l *SQLLedger) describe(ctx context.Context, query string) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("ledger query: %v", oneLine(err))
 	}
-	types := map[string]uint32{}
-	var names []string
-	for _, f := range fields {
-		if _, dup := types[f.Name]; dup {
-			return fmt.Errorf("ledger query: column %s appears twice", f.Name)
+	names, typeNames := make([]string, len(fields)), make([]string, len(fields))
+	var amountOID uint32
+	for i, f := range fields {
+		names[i], typeNames[i] = f.Name, fmt.Sprintf("oid %d", f.DataTypeOID)
+		if f.Name == "amount" {
+			amountOID = f.DataTypeOID
 		}
-		types[f.Name] = f.DataTypeOID
-		names = append(names, f.Name)
 	}
-	if err := checkColumns(names, types); err != nil {
+	_, integer := amountTypes[amountOID]
+	optional, err := checkColumns(names, typeNames, integer, "smallint, integer, bigint or numeric")
+	if err != nil {
 		return err
 	}
-	l.optional = map[string]bool{}
+	l.optional = optional
 	sel := []string{"coalesce(q.idempotency_key::text, '')", "coalesce(q.account::text, '')", "q.amount::bigint"}
 	for _, c := range optionalColumns {
-		if _, ok := types[c]; ok {
-			l.optional[c] = true
+		if optional[c] {
 			sel = append(sel, "coalesce(q."+c+"::text, '')")
 		}
 	}
@@ -233,17 +238,32 @@ func (l *SQLLedger) describe(ctx context.Context, query string) error {
 	return nil
 }
 
-func checkColumns(names []string, types map[string]uint32) error {
+// checkColumns checks the columns a ledger query returns, the same for
+// every SQL engine: names in order, types[i] the type of names[i] as that
+// engine calls it; integer says whether amount's type is an integer
+// number, want which types are. It returns the optional columns there.
+func checkColumns(names, types []string, integer bool, want string) (map[string]bool, error) {
+	typeOf := map[string]string{}
+	for i, n := range names {
+		if _, dup := typeOf[n]; dup {
+			return nil, fmt.Errorf("ledger query: column %s appears twice", n)
+		}
+		typeOf[n] = types[i]
+	}
 	have := strings.Join(names, ", ")
 	for _, c := range requiredColumns {
-		if _, ok := types[c]; !ok {
-			return fmt.Errorf("ledger query: no column %s (it returns: %s); want one row per charge with idempotency_key, account, amount (alias yours: SELECT reference AS idempotency_key, ...)", c, have)
+		if _, ok := typeOf[c]; !ok {
+			return nil, fmt.Errorf("ledger query: no column %s (it returns: %s); want one row per charge with idempotency_key, account, amount (alias yours: SELECT reference AS idempotency_key, ...)", c, have)
 		}
 	}
-	if _, ok := amountTypes[types["amount"]]; !ok {
-		return fmt.Errorf("ledger query: column amount has type oid %d; want an integer number of minor units (smallint, integer, bigint or numeric)", types["amount"])
+	if !integer {
+		return nil, fmt.Errorf("ledger query: column amount has type %s; want an integer number of minor units (%s)", typeOf["amount"], want)
 	}
-	return nil
+	optional := map[string]bool{}
+	for _, c := range optionalColumns {
+		_, optional[c] = typeOf[c]
+	}
+	return optional, nil
 }
 
 // Info says which optional columns the query returns.
@@ -274,14 +294,7 @@ func (l *SQLLedger) read(ctx context.Context, query string, arg []string) ([]his
 	var out []history.Charge
 	for rows.Next() {
 		var c history.Charge
-		dest := []any{&c.Key, &c.Account, &c.Amount}
-		if l.optional["id"] {
-			dest = append(dest, &c.ID)
-		}
-		if l.optional["attempt_id"] {
-			dest = append(dest, &c.AttemptID)
-		}
-		if err := rows.Scan(dest...); err != nil {
+		if err := rows.Scan(scanDest(&c, l.optional)...); err != nil {
 			return nil, fmt.Errorf("ledger query: row %d: %v", len(out)+1, oneLine(err))
 		}
 		out = append(out, c)
@@ -290,6 +303,19 @@ func (l *SQLLedger) read(ctx context.Context, query string, arg []string) ([]his
 		return nil, fmt.Errorf("ledger query: %v", oneLine(err))
 	}
 	return out, nil
+}
+
+// scanDest is where a row of a wrapped ledger query goes: key, account,
+// amount, then the optional columns the query has, in their order.
+func scanDest(c *history.Charge, optional map[string]bool) []any {
+	dest := []any{&c.Key, &c.Account, &c.Amount}
+	if optional["id"] {
+		dest = append(dest, &c.ID)
+	}
+	if optional["attempt_id"] {
+		dest = append(dest, &c.AttemptID)
+	}
+	return dest
 }
 
 // oneLine keeps an error to one line.

@@ -21,7 +21,8 @@ var services *provision.Services
 
 func TestMain(m *testing.M) {
 	redis.SetLogger(&logging.VoidLogger{}) // cut store links make go-redis log every failed dial
-	code := provisiontest.Main(m, &services)
+	// MariaDB too, for the MySQL ledger's tests
+	code := provisiontest.Main(m, &services, provisiontest.WithMySQL)
 	if err := shared.close(); err != nil {
 		fmt.Fprintf(os.Stderr, "replicated postgres: %v\n", err)
 		code = max(code, 1)

@@ -44,7 +44,7 @@ func OpenService(ctx context.Context, t scenarios.External, ledgerURL string) (*
 		return nil, err
 	}
 	closers = append(closers, front.Close)
-	ledger, err := OpenSQLLedger(ctx, ledgerURL, t.LedgerQuery)
+	ledger, err := OpenLedger(ctx, ledgerURL, t.LedgerQuery)
 	if err != nil {
 		return fail(err)
 	}

@@ -176,14 +176,18 @@ func TestSameSeedTwiceAgainstOneLedger(t *testing.T) {
 	}
 }
 
+// TestUnreachableLedgerIsAnEnvironmentError: on Postgres and on MySQL
+// (the URL's scheme picks the engine), with the password never shown.
 func TestUnreachableLedgerIsAnEnvironmentError(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	defer srv.Close()
-	ledger := "postgres://x@" + closedPort(t) + "/x"
-	o := cliEnv(t, nil, "run", "--target-url", srv.URL, "--ledger-url", ledger, "--ledger-query", "SELECT 1", "--scenario", "missing-key")
-	msg := strings.TrimSpace(o.stderr)
-	if o.code != exitEnv || !strings.Contains(msg, "cannot connect") || strings.Count(msg, "connection refused") != 1 || strings.Contains(msg, "\n") {
-		t.Fatalf("exit %d, stderr %q; want exit 3 and one line saying once why it cannot connect", o.code, o.stderr)
+	for _, ledger := range []string{"postgres://x:s3cret@" + closedPort(t) + "/x", "mysql://x:s3cret@" + closedPort(t) + "/x"} {
+		o := cliEnv(t, nil, "run", "--target-url", srv.URL, "--ledger-url", ledger, "--ledger-query", "SELECT 1", "--scenario", "missing-key")
+		msg := strings.TrimSpace(o.stderr)
+		if o.code != exitEnv || !strings.Contains(msg, "cannot connect") || strings.Count(msg, "connection refused") != 1 || strings.Contains(msg, "\n") ||
+			strings.Contains(o.stdout+o.stderr, "s3cret") {
+			t.Errorf("%s: exit %d, stderr %q; want exit 3 and one line saying once why it cannot connect, without the password", ledger, o.code, o.stderr)
+		}
 	}
 }
 

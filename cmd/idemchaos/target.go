@@ -34,7 +34,7 @@ type targetFlags struct {
 func (t *targetFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&t.urls, "target-url", "", "test your own service at this base URL (http://host:port[/prefix]; comma-separated for replicas) instead of a built-in strategy")
 	fs.StringVar(&t.name, "target-name", scenarios.DefaultExternalName, "name of the service in reports")
-	fs.StringVar(&t.ledgerURL, "ledger-url", os.Getenv(scenarios.LedgerURLEnv), "Postgres URL of the service's ledger (env "+scenarios.LedgerURLEnv+")")
+	fs.StringVar(&t.ledgerURL, "ledger-url", os.Getenv(scenarios.LedgerURLEnv), "URL of the service's ledger: postgres://... (or a key=value DSN), or mysql://... for MySQL/MariaDB (env "+scenarios.LedgerURLEnv+")")
 	fs.StringVar(&t.ledgerQuery, "ledger-query", "", "SQL returning one row per charge: idempotency_key, account, amount (optional: id, attempt_id)")
 	fs.StringVar(&t.accounts, "accounts", "", "the service's account ids to charge, comma-separated (default acct-1,...,acct-4)")
 	fs.StringVar(&t.currency, "currency", "", "currency of the charges (default EUR)")

@@ -208,6 +208,8 @@ func TestTargetBadInputExit2(t *testing.T) {
 		{[]string{"--target-url", "http://127.0.0.1:1", "--ledger-url", "postgres://x@127.0.0.1:1/x", "--ledger-query", "q", "--scenario", "forced-race"}, "cannot run against target: it needs a gate"},
 		{[]string{"--target-url", "http://127.0.0.1:1", "--strategy", "pg-tx", "--ledger-url", "u", "--ledger-query", "q", "--scenario", "missing-key"}, "give one"},
 		{[]string{"--target-url", "http://127.0.0.1:1", "--ledger-url", "postgres://x@127.0.0.1:1/x", "--ledger-query", "q", "--scenario", "missing-key", "--body", "{{.Nope}}"}, "body template"},
+		{[]string{"--target-url", "http://127.0.0.1:1", "--ledger-url", "mongodb://x:s3cret@127.0.0.1:1/x", "--ledger-query", "q", "--scenario", "missing-key"}, `ledger url "mongodb://x:xxxxx@127.0.0.1:1/x": scheme "mongodb" not supported`},
+		{[]string{"--target-url", "http://127.0.0.1:1", "--ledger-url", "mysql://x@127.0.0.1:1/x", "--ledger-query", "SELECT a FROM t WHERE b = ?", "--scenario", "missing-key"}, "ledger query: takes no parameters (?)"},
 		{[]string{"--target-url", "http://127.0.0.1:1", "--ledger-url", "postgres://x@127.0.0.1:1/x", "--ledger-query", "q", "--scenario", "missing-key", "--success-status", "404"}, "--success-status"},
 		{[]string{"--target-url", "http://127.0.0.1:1", "--ledger-url", "postgres://x@127.0.0.1:1/x", "--ledger-query", "q", "--scenario", "missing-key", "--target-name", "../x"}, "target name"},
 		{[]string{"--target-url", "http://127.0.0.1:1", "--ledger-url", "postgres://x@127.0.0.1:1/x", "--ledger-query", "q", "--scenario", "missing-key", "--replay-compare", "xml"}, `--replay-compare "xml": want json or bytes`},

@@ -21,6 +21,7 @@ import (
 	"github.com/idemchaos/idemchaos/e2e/services/internal/shop"
 	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/scenarios/check"
+	"github.com/idemchaos/idemchaos/targets/provision"
 )
 
 // seeds is how many seeds each judged run covers.
@@ -36,13 +37,14 @@ func seeds(t *testing.T) int {
 	return n
 }
 
-// service is a started service process.
+// service is a started service process, and where its ledger is read.
 type service struct {
-	name, url, dsn string
+	name, url              string
+	ledgerURL, ledgerQuery string
 }
 
-// start starts the named service on a new database (and the shared Redis)
-// with args, and stops it when the test ends.
+// start starts the named service on a new Postgres database (and the
+// shared Redis) with args, and stops it when the test ends.
 func start(t *testing.T, name string, args ...string) service {
 	t.Helper()
 	ctx := context.Background()
@@ -51,6 +53,31 @@ func start(t *testing.T, name string, args ...string) service {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = stores.DropDatabase(context.Background(), dsn) })
+	return run(t, name, dsn, dsn, shop.LedgerQuery, args...)
+}
+
+// startMySQL starts the named service on a new MariaDB database with
+// args: the service is given the Go driver's DSN, as a team configures
+// it, and idemchaos the mysql:// URL.
+func startMySQL(t *testing.T, name string, args ...string) service {
+	t.Helper()
+	ctx := context.Background()
+	url, err := stores.CreateMySQLDatabase(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = stores.DropMySQLDatabase(context.Background(), url) })
+	dsn, err := provision.MySQLDSN(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run(t, name, dsn, url, shop.MySQLLedgerQuery, args...)
+}
+
+// run starts the named service on its database dsn with args, its ledger
+// read at ledgerURL with query, and stops it when the test ends.
+func run(t *testing.T, name, dsn, ledgerURL, query string, args ...string) service {
+	t.Helper()
 	cmd := exec.Command(filepath.Join(bin, name), append([]string{"--dsn", dsn, "--redis", stores.RedisURL}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -84,7 +111,7 @@ func start(t *testing.T, name string, args ...string) service {
 	})
 	select {
 	case u := <-urls:
-		return service{name: name, url: u, dsn: dsn}
+		return service{name: name, url: u, ledgerURL: ledgerURL, ledgerQuery: query}
 	case err := <-exited:
 		t.Fatalf("%s exited before it listened: %v\n%s", name, err, stderr.String())
 	case <-time.After(time.Minute):
@@ -108,7 +135,7 @@ func (s service) judge(t *testing.T, scenarios string, n int, extra ...string) v
 	if dir := os.Getenv("IDEMCHAOS_SERVICE_OUT"); dir != "" { // keep the run, to look at it
 		extra = append(extra, "--out", filepath.Join(dir, s.name+"-"+strconv.FormatInt(time.Now().UnixNano(), 36)))
 	}
-	args := append([]string{"matrix", "--quiet", "--target-url", s.url, "--ledger-url", s.dsn, "--ledger-query", shop.LedgerQuery,
+	args := append([]string{"matrix", "--quiet", "--target-url", s.url, "--ledger-url", s.ledgerURL, "--ledger-query", s.ledgerQuery,
 		"--target-name", s.name, "--scenarios", scenarios, "--seed", "1", "--seeds", strconv.Itoa(n), "--json", "-"}, extra...)
 	cmd := exec.Command(filepath.Join(bin, "idemchaos"), args...)
 	var stdout, stderr bytes.Buffer

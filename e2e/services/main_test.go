@@ -1,7 +1,8 @@
 // Package services judges payment services written the way teams write
 // them (the programs in the directories beside this file: a Postgres
 // recipe with an account row lock, a JSONB response column, a Redis claim
-// that expires before the charge ends; every query on the request's
+// that expires before the charge ends, MariaDB services whose ledger
+// idemchaos reads with --ledger-url mysql://; every query on the request's
 // context) with the real idemchaos CLI, each service a process of its own
 // on a database of its own, as a team's CI would. A correct service must
 // pass every scenario that runs against it, on every seed; a flawed one
@@ -26,7 +27,8 @@ import (
 	"github.com/idemchaos/idemchaos/targets/provision/provisiontest"
 )
 
-// stores are the Redis and Postgres the services and their ledgers use.
+// stores are the Redis, Postgres and MariaDB the services and their
+// ledgers use.
 var stores *provision.Services
 
 // bin is where the binaries are built: idemchaos and every service.
@@ -45,7 +47,8 @@ func buildAndRun(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	bin = dir
-	for _, pkg := range []string{"github.com/idemchaos/idemchaos/cmd/idemchaos", "./accountlock", "./jsonbstore", "./expiringclaim", "./checkthenset", "./mutexhold", "./inserthold", "./accounthold"} {
+	for _, pkg := range []string{"github.com/idemchaos/idemchaos/cmd/idemchaos", "./accountlock", "./jsonbstore", "./expiringclaim", "./checkthenset", "./mutexhold", "./inserthold", "./accounthold",
+		"./mariadbnowait", "./mariadbsnapshot"} {
 		build := exec.Command("go", "build", "-o", filepath.Join(dir, filepath.Base(pkg)), pkg)
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr
 		if err := build.Run(); err != nil {
@@ -53,5 +56,5 @@ func buildAndRun(m *testing.M) int {
 			return 1
 		}
 	}
-	return provisiontest.Main(m, &stores)
+	return provisiontest.Main(m, &stores, provisiontest.WithMySQL)
 }

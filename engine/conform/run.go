@@ -121,7 +121,7 @@ func (d *deployment) run(ctx context.Context, e Env, p Plan, watch engine.Watche
 	if len(cells) == 0 {
 		return nil, skipped, nil
 	}
-	ledger, err := engine.OpenSQLLedger(ctx, d.dsn, d.ext.LedgerQuery)
+	ledger, err := engine.OpenLedger(ctx, d.dsn, d.ext.LedgerQuery)
 	if err != nil {
 		return nil, nil, err
 	}
