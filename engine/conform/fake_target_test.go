@@ -34,18 +34,20 @@ const (
 // keys kept in its memory (a duplicate replays, another payload gets
 // 422), each charge's ledger row written --late after its answer; and,
 // for the tests, GET /args (its arguments from fakeTargetArg on), /db and
-// /redis (a query through its store links).
+// /redis (a query through its store links) and /spew (a line of 100 KiB,
+// then 256 KiB more of output).
 //
 // Test switches: --exit-with MSG (print MSG, exit 1 before serving),
 // --die-if-exists FILE (refuse to start if FILE exists, else write its
 // arguments there, one a line), --silent (never say where it serves),
+// --long-line (a line of 100 KiB before the serving line),
 // --ignore-sigint; --mark is only carried.
 func fakeTarget(args []string) int {
 	f := map[string]string{}
 	for i := 0; i < len(args); i++ {
 		name := strings.TrimPrefix(args[i], "--")
 		switch name {
-		case "failpoints", "ignore-sigint", "silent", "paymentd":
+		case "failpoints", "ignore-sigint", "silent", "paymentd", "long-line":
 			f[name] = "true"
 		default:
 			if i+1 < len(args) {
@@ -79,6 +81,9 @@ func fakeTarget(args []string) int {
 			return fail("%v", err)
 		}
 	}
+	if f["long-line"] != "" {
+		fmt.Println(strings.Repeat("x", 100<<10))
+	}
 	s := &fakeService{answers: map[string]fakeAnswer{}}
 	if f["late"] != "" {
 		var err error
@@ -109,6 +114,7 @@ func fakeTarget(args []string) int {
 	mux.HandleFunc("GET /args", func(w http.ResponseWriter, r *http.Request) { _ = json.NewEncoder(w).Encode(os.Args[1:]) })
 	mux.HandleFunc("GET /db", s.db)
 	mux.HandleFunc("GET /redis", s.ping)
+	mux.HandleFunc("GET /spew", spew)
 	mux.HandleFunc("POST "+api.PathCharges, s.charge)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
@@ -143,6 +149,18 @@ func harness(args []string) int {
 	fmt.Println("harness: child serving at", p.url)
 	time.Sleep(time.Minute) // killed long before
 	return 1
+}
+
+// spew writes a line of 100 KiB and 256 KiB of short lines to stdout,
+// then answers.
+func spew(w http.ResponseWriter, _ *http.Request) {
+	fmt.Println(strings.Repeat("y", 100<<10))
+	line := strings.Repeat("z", 63) + "\n"
+	for range 4096 {
+		fmt.Print(line)
+	}
+	fmt.Println("faketarget: spewed")
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // fakeService is the fake target's payment service.

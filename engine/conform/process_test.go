@@ -15,7 +15,7 @@ import (
 // TestScanSaysWhereTargetServes: a conformance target is ready once it
 // says "listening on URL"; paymentd once it has named its URL and then
 // said "paymentd: ready", not before; nothing else counts. The last lines
-// are kept for an error.
+// are kept for an error, of a long line its start.
 func TestScanSaysWhereTargetServes(t *testing.T) {
 	cases := []struct {
 		name, out, url string
@@ -27,6 +27,7 @@ func TestScanSaysWhereTargetServes(t *testing.T) {
 		{"ready before its URL", "paymentd: ready\n", ""},
 		{"a URL in another line", "fetching http://127.0.0.1:9 failed\n", ""},
 		{"no newline at the end", "fiber: listening on http://127.0.0.1:8", "http://127.0.0.1:8"},
+		{"after a line of 100 KiB", strings.Repeat("x", 100<<10) + "\r\nfiber: listening on http://127.0.0.1:6\r\n", "http://127.0.0.1:6"},
 	}
 	for _, c := range cases {
 		p := &process{name: c.name}
@@ -49,6 +50,11 @@ func TestScanSaysWhereTargetServes(t *testing.T) {
 	p.scan(strings.NewReader(out.String()), make(chan string, 1))
 	if got, want := p.output(), "line m | line n | line o | line p | line q | line r | line s | line t"; got != want {
 		t.Errorf("output %q; want the last 8 lines, %q", got, want)
+	}
+	p = &process{name: "long"}
+	p.scan(strings.NewReader(strings.Repeat("y", 3*maxLine)+"\nend"), make(chan string, 1))
+	if got, want := p.output(), strings.Repeat("y", maxLine)+" | end"; got != want {
+		t.Errorf("a long line kept as %d bytes then %q; want its first %d, then \"end\"", len(got), got[max(0, len(got)-10):], maxLine)
 	}
 	if got := (&process{}).output(); got != "no output" {
 		t.Errorf("silent process: output %q", got)
@@ -189,5 +195,38 @@ func TestTargetDiesWithTheHarness(t *testing.T) {
 	_ = h.Wait()
 	if !await(10*time.Second, func() bool { return len(running(mark)) == 0 }) {
 		t.Errorf("the harness was killed; its target still runs 10 s later: %q", running(mark))
+	}
+}
+
+// TestStartReadsEveryLine: a line of output of 100 KiB neither hides the
+// serving line after it nor stops the output being read (a target whose
+// output nobody reads blocks on its next write once the pipe is full, and
+// stops serving). Of a long line, only its start is kept for an error.
+func TestStartReadsEveryLine(t *testing.T) {
+	t.Parallel()
+	mark := newMark()
+	killLeftovers(t, mark)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	p, err := start(ctx, "verbose", self(t), []string{fakeTargetArg, "--mark", mark, "--long-line"})
+	if err != nil {
+		t.Fatalf("the serving line after a line of 100 KiB: %v", err)
+	}
+	defer p.stop()
+	client := http.Client{Timeout: 20 * time.Second}
+	resp, err := client.Get(p.url + "/spew") // answers after 356 KiB of output
+	if err != nil {
+		t.Fatalf("the target stopped serving once it wrote a long line and more: %v", err)
+	}
+	resp.Body.Close()
+	if err := p.stop(); err != nil {
+		t.Fatal(err)
+	}
+	out := p.output()
+	if !strings.Contains(out, "faketarget: spewed | faketarget: interrupted, stopping") {
+		t.Errorf("the output after a long line was not kept: %.200q", out)
+	}
+	if len(out) > 8*(maxLine+3) {
+		t.Errorf("the kept output is %d bytes long", len(out))
 	}
 }
