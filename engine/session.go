@@ -22,7 +22,9 @@ type Session struct {
 	Services *provision.Services
 	Toxi     *fault.Toxiproxy
 	Builtins []*Builtin
-	dsns     []string
+
+	dsnsMu sync.Mutex // NewDatabase may be called from goroutines at once
+	dsns   []string
 
 	replCfg provision.ReplicatedConfig
 	replMu  sync.Mutex
@@ -66,10 +68,13 @@ func (s *Session) setUp(ctx context.Context, workers int, tempDir string, log io
 }
 
 // NewDatabase creates a database of the session's own, dropped by Close.
+// It is safe to call from several goroutines at once.
 func (s *Session) NewDatabase(ctx context.Context) (string, error) {
 	dsn, err := s.Services.CreateDatabase(ctx, "idemchaos")
 	if err == nil {
+		s.dsnsMu.Lock()
 		s.dsns = append(s.dsns, dsn)
+		s.dsnsMu.Unlock()
 	}
 	return dsn, err
 }
@@ -140,7 +145,10 @@ func (s *Session) Close() error {
 	if s.Toxi != nil {
 		errs = append(errs, s.Toxi.Close())
 	}
-	for _, dsn := range s.dsns {
+	s.dsnsMu.Lock()
+	dsns := s.dsns
+	s.dsnsMu.Unlock()
+	for _, dsn := range dsns {
 		errs = append(errs, s.Services.DropDatabase(context.Background(), dsn))
 	}
 	errs = append(errs, s.Services.Close())

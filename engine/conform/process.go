@@ -68,26 +68,46 @@ func start(ctx context.Context, name, bin string, args []string) (*process, erro
 	return nil, errors.Join(err, p.stop())
 }
 
-// scan reads the process's output, sends its URL on ready once it serves
-// (paymentd: once it says it is ready), and keeps the last lines.
+// scan reads the process's output to its end, sends its URL on ready once
+// it serves (paymentd: once it says it is ready), and keeps the last
+// lines. Nothing else reads the pipe: a process whose output is no longer
+// read blocks on its next write once the pipe is full.
 func (p *process) scan(r io.Reader, ready chan<- string) {
-	sc := bufio.NewScanner(r)
+	br := bufio.NewReaderSize(r, maxLine)
 	sent, url := false, ""
-	for sc.Scan() {
-		line := sc.Text()
-		p.mu.Lock()
-		p.tail = append(p.tail, line)
-		if len(p.tail) > 8 {
-			p.tail = p.tail[1:]
+	for {
+		line, err := br.ReadSlice('\n')
+		text := strings.TrimSuffix(strings.TrimSuffix(string(line), "\n"), "\r")
+		for errors.Is(err, bufio.ErrBufferFull) { // a longer line: its start is kept
+			_, err = br.ReadSlice('\n')
 		}
-		p.mu.Unlock()
-		if m := servingLine.FindStringSubmatch(line); m != nil {
-			url = m[1]
+		if len(line) > 0 {
+			p.keep(text)
+			if m := servingLine.FindStringSubmatch(text); m != nil {
+				url = m[1]
+			}
+			if !sent && url != "" && (strings.Contains(text, "listening on") || text == "paymentd: ready") {
+				ready <- url
+				sent = true
+			}
 		}
-		if !sent && url != "" && (strings.Contains(line, "listening on") || line == "paymentd: ready") {
-			ready <- url
-			sent = true
+		if err != nil { // io.EOF: the process closed its output
+			return
 		}
+	}
+}
+
+// maxLine is as much of a line of output as scan keeps: the rest of a
+// longer line is read and dropped.
+const maxLine = 4 << 10
+
+// keep adds line to the last lines of output.
+func (p *process) keep(line string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.tail = append(p.tail, line)
+	if len(p.tail) > 8 {
+		p.tail = p.tail[1:]
 	}
 }
 
