@@ -95,11 +95,31 @@ func HoldPlan(plan workload.Plan, seed uint64, delay time.Duration, next int, in
 }
 
 // holdsAssumption is why a run whose hold probes decided nothing proves
-// nothing about holds ("" when they decided).
+// nothing about holds ("" when they decided, or when they showed the
+// service too fast to probe).
 func holdsAssumption(h *check.HoldProbes) string {
-	if h == nil || h.Pairs == 0 || h.Held > 0 || h.Refused > 0 {
+	if h == nil || h.Pairs == 0 || h.Held > 0 || h.Refused > 0 || tooFastToProbe(h) {
 		return ""
 	}
 	return fmt.Sprintf("the hold probes decided nothing: in each of %d pairs the first request was answered before its duplicate was sent "+
 		"(the service charged faster than it was measured): whether a duplicate in flight waits for it is not proved", h.Pairs)
+}
+
+// tooFastToProbe reports whether the hold probes showed what the measured
+// charge time missed (a loaded machine measured it slow): every first
+// request was answered within HoldMinCharge, so fast that a duplicate
+// cannot be placed in flight beside it, the case in which a service
+// measured fast is not probed at all.
+func tooFastToProbe(h *check.HoldProbes) bool {
+	return h.Undecided == h.Pairs && h.FirstSlowest > 0 && h.FirstSlowest < HoldMinCharge
+}
+
+// holdsNote says why holds were not judged on a service the probes showed
+// too fast ("" otherwise).
+func holdsNote(h *check.HoldProbes) string {
+	if h == nil || h.Held > 0 || h.Refused > 0 || !tooFastToProbe(h) {
+		return ""
+	}
+	return fmt.Sprintf("hold probes: every first request was answered within %s (under %s), before its duplicate could be sent: "+
+		"too fast to place a duplicate in flight, so holds were not judged", h.FirstSlowest.Round(time.Millisecond), HoldMinCharge)
 }

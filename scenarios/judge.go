@@ -65,6 +65,9 @@ func Judge(rec Record) Result {
 	if why := holdsAssumption(res.Holds); why != "" && res.Verdict == Pass {
 		res.Verdict, res.Assumptions = Inconclusive, append(res.Assumptions, why)
 	}
+	if note := holdsNote(res.Holds); note != "" {
+		res.Adapted = append(res.Adapted, note)
+	}
 	res.AsExpected = matches(res)
 	return res
 }

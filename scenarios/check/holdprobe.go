@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/idemchaos/idemchaos/sim/history"
 )
@@ -15,6 +16,11 @@ type HoldProbes struct {
 	Held      int `json:"held"`      // B got A's 2xx only once A was answered
 	Refused   int `json:"refused"`   // B got the in-flight status at once
 	Undecided int `json:"undecided"` // B was sent after A was answered, or either got no answer
+	// FirstSlowest is the longest a first request of an undecided pair
+	// took to be answered (0: none was): a service that answers every
+	// first request faster than a duplicate can be placed beside it
+	// cannot be probed for holds.
+	FirstSlowest time.Duration `json:"first_slowest_ns,omitempty"`
 }
 
 // pairing is one hold-probe pair, as the checker judged it.
@@ -65,6 +71,9 @@ func (c *checker) judgeHoldProbes() {
 			h.Held++
 		default:
 			h.Undecided++
+			if p.first.Outcome == history.Acked {
+				h.FirstSlowest = max(h.FirstSlowest, p.first.Return-p.first.Call)
+			}
 		}
 	}
 	c.holds = h

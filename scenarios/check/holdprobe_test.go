@@ -51,7 +51,12 @@ func TestHoldProbes(t *testing.T) {
 			p := holdPair(0, keyA, "ch_1", 0, held...)
 			p[1].Call, p[1].Return = ms(450), ms(460)
 			return p
-		}()), 0, HoldProbes{Pairs: 1, Undecided: 1}},
+		}()), 0, HoldProbes{Pairs: 1, Undecided: 1, FirstSlowest: ms(400)}},
+		{"a first request answered at once", holdInput(api.IETF, func() []history.Attempt {
+			p := holdPair(0, keyA, "ch_1", 0, held...)
+			p[0].Return, p[1].Call, p[1].Return = ms(12), ms(130), ms(140)
+			return p
+		}()), 0, HoldProbes{Pairs: 1, Undecided: 1, FirstSlowest: ms(12)}},
 		{"a profile that waits by design", holdInput(api.Profile{Name: "waits", MissingKey: 400, InFlight: 409, InFlightWait: true, Mismatch: 422},
 			holdPair(0, keyA, "ch_1", 0, held...)), 0, HoldProbes{Pairs: 1, Held: 1}},
 	} {
