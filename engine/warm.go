@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 
@@ -29,6 +31,7 @@ func warm(ctx context.Context, pool *pgxpool.Pool, rdb *redis.Client, n int) err
 		wg.Go(func() { conns[i], errs[i] = pool.Acquire(ctx) })
 	}
 	wg.Wait()
+	reopen(ctx, pool, conns, errs)
 	for _, c := range conns {
 		if c != nil {
 			c.Release()
@@ -39,6 +42,25 @@ func warm(ctx context.Context, pool *pgxpool.Pool, rdb *redis.Client, n int) err
 	}
 	return rdb.Ping(ctx).Err()
 }
+
+// reopen opens again, one at a time, the connections of a burst that
+// timed out: beside other runs' bursts on the same server (the shards of
+// a matrix, on 2 cores) the postmaster's queue of forks outwaits the
+// connect timeout, which stays short for the requests (a cut link must
+// fail them fast). It retries for at most warmPatience connect timeouts,
+// and only timeouts: a refused or failing server fails at once.
+func reopen(ctx context.Context, pool *pgxpool.Pool, conns []*pgxpool.Conn, errs []error) {
+	deadline := time.Now().Add(warmPatience * pool.Config().ConnConfig.ConnectTimeout)
+	for i := range errs {
+		for pgconn.Timeout(errs[i]) && ctx.Err() == nil && time.Now().Before(deadline) {
+			conns[i], errs[i] = pool.Acquire(ctx)
+		}
+	}
+}
+
+// warmPatience is how many connect timeouts the warm-up waits in all for
+// connections that timed out.
+const warmPatience = 5
 
 // connsAhead is how many connections each replica opens before the
 // traffic: the plan's opening burst or, when the plan slows the Postgres

@@ -1,13 +1,19 @@
 package engine
 
 import (
+	"context"
 	"math"
+	"net"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/idemchaos/idemchaos/sim/workload"
 	"github.com/idemchaos/idemchaos/targets/api"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // The opening burst counts, per replica of its first try, the ops that
@@ -48,4 +54,87 @@ func TestConnsAhead(t *testing.T) {
 			t.Errorf("connsAhead with pg-latency: replica %d warms %d; want its whole pool", i, n)
 		}
 	}
+}
+
+// silent accepts connections and never answers them, counting them: a
+// postmaster whose forks queue past the connect timeout.
+func silent(t *testing.T) (addr string, accepted *atomic.Int32) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted = new(atomic.Int32)
+	var held []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			mu.Lock()
+			held = append(held, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range held {
+			c.Close()
+		}
+	})
+	return ln.Addr().String(), accepted
+}
+
+// The warm-up opens again, one at a time and for a bounded while, the
+// connections of its burst that timed out; a server that refuses is not
+// tried again.
+func TestWarmReopensWhatTimedOut(t *testing.T) {
+	addr, accepted := silent(t)
+	pool := testPool(t, addr)
+	start := time.Now()
+	err := warm(context.Background(), pool, nil, 2)
+	if err == nil || !pgconn.Timeout(err) {
+		t.Fatalf("warm on a silent server: %v", err)
+	}
+	if n := accepted.Load(); n < 4 {
+		t.Errorf("%d connection attempts: the timed-out ones were not opened again", n)
+	}
+	if took := time.Since(start); took > time.Duration(warmPatience+2)*pool.Config().ConnConfig.ConnectTimeout {
+		t.Errorf("warm took %s: retries not bounded", took)
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := ln.Addr().String()
+	ln.Close()
+	start = time.Now()
+	if err := warm(context.Background(), testPool(t, refused), nil, 2); err == nil || pgconn.Timeout(err) {
+		t.Fatalf("warm on a refusing server: %v", err)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("a refusing server was tried for %s", took)
+	}
+}
+
+// testPool is a pool of 2 on addr with a 100ms connect timeout.
+func testPool(t *testing.T, addr string) *pgxpool.Pool {
+	t.Helper()
+	cfg, err := pgxpool.ParseConfig("postgres://postgres@" + addr + "/x?sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MaxConns, cfg.ConnConfig.ConnectTimeout = 2, 100*time.Millisecond
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
 }
