@@ -72,11 +72,12 @@ func (r *Builtin) deploy(ctx context.Context, s deploySpec) (*deployment, error)
 // storeLinks puts a proxy in front of the SQL store (Postgres, or MariaDB
 // for a strategy on InnoDB) and one in front of Redis.
 func (r *Builtin) storeLinks(ctx context.Context, d *deployment, innoDB bool) error {
-	name, addr := "pg", pgAddress
+	name := "pg"
+	sqlAddr, err := pgAddress(r.env.PostgresDSN)
 	if innoDB {
-		name, addr = "mysql", func(string) (string, error) { return mysqlAddress(r.env.MySQLURL) }
+		name = "mysql"
+		sqlAddr, err = mysqlAddress(r.env.MySQLURL)
 	}
-	sqlAddr, err := addr(r.env.PostgresDSN)
 	if err != nil {
 		return err
 	}
