@@ -31,8 +31,8 @@ var BlockingClaim = design.Info{Name: "innodb-blocking-claim", MySQL: true,
 	Mechanism:  "as innodb-tx, but the claim is a plain INSERT of the key row, which waits on a duplicate an open transaction inserted (up to innodb_lock_wait_timeout, 50 s)",
 	Flaw:       "held duplicate: a second request for a key in flight waits for the first, then replays; if the first rolls back, two waiting duplicates deadlock and one is answered 503",
 	ReplayFrom: ReplayInnoDB, Steps: design.Steps{Check: InnoDBInsert, Store: InnoDBStore},
-	// Measured over seeds 1-15 in the engine: held on every seed of these
-	// three; concurrent-duplicates held on 9 of 15 (its duplicates do not
+	// Measured over seeds 1-25 in the engine: held on every seed of these
+	// three; concurrent-duplicates held on 15 of 25 (its duplicates do not
 	// always meet the first request's open transaction), so not declared.
 	Fails: design.Declared{
 		"forced-race":          {"held_duplicate"},
@@ -51,9 +51,9 @@ var InsertIgnore = design.Info{Name: "innodb-insert-ignore", MySQL: true,
 	// The look-up then the claim is a check-then-act race whose loser does
 	// not see the winner: every duplicate that looked before the winner
 	// committed charges again (and waited on the winner's INSERT first),
-	// and its answer overwrites the stored one. Measured over seeds 1-15
+	// and its answer overwrites the stored one. Measured over seeds 1-25
 	// in the engine: each anomaly declared here on every seed (retry-storm
-	// showed replay_mismatch on 14 of 15: not declared there).
+	// showed replay_mismatch on 23 of 25: not declared there).
 	Fails: design.Declared{
 		"concurrent-duplicates": {"double_charge", "replay_mismatch"},
 		"forced-race":           {"double_charge", "replay_mismatch"},
@@ -68,7 +68,7 @@ var GetLock = design.Info{Name: "innodb-get-lock", MySQL: true,
 	Flaw:       "GET_LOCK is the session's: a declined charge (402) returns its connection to the pool still holding the key's lock, and every retry on another connection gets 409 for as long as that connection lives",
 	ReplayFrom: ReplayInnoDB, Steps: design.Steps{Check: InnoDBRead, Claim: InnoDBSessionLock, Store: InnoDBStore},
 	// No scenario of the catalog catches it: business-refusal passed seeds
-	// 1-15 (and 1-3 on two replicas), each retry of the declined key
+	// 1-25 (and 1-3 on two replicas), each retry of the declined key
 	// landing on the connection that holds its lock (a pool hands back the
 	// connection returned last), which replays the 402. Its tests show the
 	// stuck key on a second connection.
@@ -81,10 +81,10 @@ var SelectForUpdate = design.Info{Name: "innodb-select-for-update", MySQL: true,
 	Flaw:       "a locking read of a missing key locks the gap, and gap locks do not conflict: concurrent duplicates all find the key free, then each one's INSERT waits on another's gap lock, and InnoDB kills all but one (deadlock: 503); the gap is shared by the keys around it, so a request for another key is held or killed too",
 	ReplayFrom: ReplayInnoDB, Steps: design.Steps{Check: InnoDBLockingRead, Store: InnoDBStore},
 	// 6 duplicates released together, 20 times: every round one 201 and
-	// five 503 (1213), no double charge. Measured over seeds 1-15 in the
+	// five 503 (1213), no double charge. Measured over seeds 1-25 in the
 	// engine: the 503s on every seed of these two; on some seeds only of
-	// client-timeout-retry (12 of 15), retry-storm (12) and, a request of
-	// another key killed in the shared gap, payload-mismatch (8): not
+	// client-timeout-retry (21 of 25), retry-storm (22) and, a request of
+	// another key killed in the shared gap, payload-mismatch (11): not
 	// declared.
 	Fails: design.Declared{
 		"concurrent-duplicates": {"status_contract"},
