@@ -35,9 +35,10 @@ test-long: setup
 		-run '^(TestService|TestTargetFailpoints)' -v ./cmd/idemchaos
 
 # redis-failover over 20 seeds for every strategy, beside every other cell
-# on 3 (make test runs it on one seed: a fresh topology and a failover a cell).
+# on 3 (make test runs it on one seed: a fresh topology and a failover a cell),
+# and the InnoDB strategies' cells on 5 seeds (make test: one).
 test-failover-long: setup
-	IDEMCHAOS_FAILOVER_SEEDS=20 go test -count=1 -timeout 60m -run '^TestEveryCellAsDeclared$$' -v ./engine
+	IDEMCHAOS_FAILOVER_SEEDS=20 IDEMCHAOS_INNODB_SEEDS=5 go test -count=1 -timeout 60m -run '^TestEveryCellAsDeclared$$' -v ./engine
 
 # Every Go fuzz target (func FuzzX in a _test.go file): go test takes one
 # -fuzz target per run. Minimizing is capped (10 tries): with the whole

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -25,7 +26,11 @@ import (
 type Env struct {
 	PostgresDSN string // a database the Builtin owns: it is migrated and emptied per cell
 	RedisURL    string
-	Toxiproxy   *fault.Toxiproxy
+	// MySQLURL, when set, is a MariaDB database the Builtin owns as it owns
+	// PostgresDSN's (mysql://...): the InnoDB strategies' cells run there.
+	// "": a cell of theirs is an error.
+	MySQLURL  string
+	Toxiproxy *fault.Toxiproxy
 	// Replicated, when set, is the replicated Postgres whose primary
 	// PostgresDSN names, its standby streaming through ReplicationLink:
 	// the scenarios that need it run here.
@@ -42,6 +47,7 @@ type Env struct {
 type Builtin struct {
 	env     Env
 	pool    *pgxpool.Pool // the runner's own connections: reset and ground truth
+	mysql   *sql.DB       // the same on Env.MySQLURL; nil without
 	redis   *redis.Client
 	runID   string
 	cells   int
@@ -69,12 +75,22 @@ func NewBuiltin(ctx context.Context, env Env) (*Builtin, error) {
 			return nil, fmt.Errorf("crash marks: %w", err)
 		}
 	}
+	var mdb *sql.DB
+	if env.MySQLURL != "" {
+		if mdb, err = openInnoDB(ctx, env.MySQLURL); err != nil {
+			pool.Close()
+			return nil, err
+		}
+	}
 	rdb, err := controlClient(env.RedisURL, controlConns)
 	if err != nil {
 		pool.Close()
+		if mdb != nil {
+			_ = mdb.Close()
+		}
 		return nil, err
 	}
-	return &Builtin{env: env, pool: pool, redis: rdb, runID: newRunID()}, nil
+	return &Builtin{env: env, pool: pool, mysql: mdb, redis: rdb, runID: newRunID()}, nil
 }
 
 // controlConns sizes the Builtin's own pools (reset and ground truth), set
@@ -92,7 +108,11 @@ func newRunID() string {
 // Close releases the Builtin's connections.
 func (r *Builtin) Close() error {
 	r.pool.Close()
-	return r.redis.Close()
+	var err error
+	if r.mysql != nil {
+		err = r.mysql.Close()
+	}
+	return errors.Join(err, r.redis.Close())
 }
 
 // Execute runs a prepared cell and returns what it observed.
@@ -105,27 +125,30 @@ func (r *Builtin) Execute(ctx context.Context, c scenarios.Cell, plan workload.P
 	if err != nil {
 		return scenarios.Record{}, err
 	}
-	facts := scenarios.FactsOf(info)
 	start := time.Now()
-	obs, hidden, err := r.execute(ctx, c, sc, facts, plan)
+	obs, hidden, err := r.execute(ctx, c, sc, info, plan)
 	if err != nil {
 		return scenarios.Record{}, err
 	}
-	return scenarios.Record{Cell: c, Plan: plan, Obs: obs, Facts: &facts, Hidden: hidden, Took: time.Since(start)}, nil
+	return scenarios.Record{Cell: c, Plan: plan, Obs: obs, Facts: new(scenarios.FactsOf(info)), Hidden: hidden, Took: time.Since(start)}, nil
 }
 
 // execute prepares the ledger, deploys the target, runs the plan (and the
 // probes) and collects history and ground truth.
-func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Scenario, facts scenarios.Facts,
+func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Scenario, info design.Info,
 	plan workload.Plan) (scenarios.Observation, int, error) {
 	var obs scenarios.Observation
 	if sc.Replicated && r.env.Replicated == nil {
 		return obs, 0, fmt.Errorf("%s: %w", sc.Name, errNoReplication)
 	}
+	sl, err := r.ledgerOf(info.MySQL)
+	if err != nil {
+		return obs, 0, fmt.Errorf("%s: %w", c.Strategy, err)
+	}
 	r.cells++
 	prefix := fmt.Sprintf("ic:%s:%d:", r.runID, r.cells)
 	defer DropKeys(r.redis, prefix)
-	rows, err := PrepareLedger(ctx, r.pool, plan.Accounts)
+	rows, err := sl.prepare(ctx, plan.Accounts)
 	if err != nil {
 		return obs, 0, err
 	}
@@ -138,7 +161,9 @@ func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	}
 	t0 := time.Now()
 	since := func() time.Duration { return time.Since(t0) }
-	d, err := r.deploy(ctx, cellSpec(c, sc, plan, prefix, since, fo.sentinel()))
+	spec := cellSpec(c, sc, plan, prefix, since, fo.sentinel())
+	spec.InnoDB = info.MySQL
+	d, err := r.deploy(ctx, spec)
 	if err != nil {
 		return obs, 0, err
 	}
@@ -151,7 +176,7 @@ func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	repl.watch()
 	heal := func() error { return errors.Join(repl.heal(), d.heal()) }
 	cl := client.New(client.Config{Routes: d.route, Seed: c.Seed, Since: since, Policy: sc.Policy, Around: gateAround(d.gate)})
-	attempts, topUps := runStages(ctx, cl, plan, r.fund, fo.events(since), since)
+	attempts, topUps := runStages(ctx, cl, plan, sl.fund, fo.events(since), since)
 	var probes []history.Attempt
 	probes, obs.History.Quiesced, err = afterTraffic(ctx, cl, sc, plan, attempts, heal, since, c.ClaimTTL, c.Profile.InFlight)
 	attempts = append(attempts, probes...)
@@ -169,7 +194,7 @@ func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 		obs.GateHeld, _ = d.gate.Stats()
 	}
 	obs.Failover = fo.observed()
-	obs.Ledger, err = GroundTruth(ctx, r.pool, fo.truthOr(r.redis), facts.TwoStores, prefix)
+	obs.Ledger, err = groundTruth(ctx, sl.read, fo.truthOr(r.redis), info.Redis, prefix)
 	obs.History.End = since() // after the reads: a record missing then may have expired by then
 	obs.Ledger.RowsAtStart = rows
 	return obs, hidden, err
@@ -186,11 +211,11 @@ func cellSpec(c scenarios.Cell, sc scenarios.Scenario, plan workload.Plan, prefi
 
 // fund pays a top-up into a built-in target's ledger directly, as money
 // paid in by another channel than the API under test.
-func (r *Builtin) fund(ctx context.Context, t workload.TopUp) scenarios.TopUpDone {
+func (l sqlLedger) fund(ctx context.Context, t workload.TopUp) scenarios.TopUpDone {
 	var done scenarios.TopUpDone
 	ctx, cancel := context.WithTimeout(ctx, topUpTimeout)
 	defer cancel()
-	if _, err := ledger.TopUp(ctx, r.pool, t.Account, t.Amount); err != nil {
+	if err := l.topUp(ctx, t.Account, t.Amount); err != nil {
 		done.Err = err.Error()
 	}
 	return done

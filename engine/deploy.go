@@ -23,6 +23,8 @@ import (
 // strategy, each with its own store clients and its own pair of client-side
 // proxies (a clean path and one that drops responses). Every replica reaches
 // Redis and Postgres through one proxy per store, where store faults happen.
+// pgLink is the app's SQL link: in front of Postgres, or of MariaDB for a
+// strategy on InnoDB, where the plan's pg-cut and pg-latency land alike.
 type deployment struct {
 	replicas  []*Replica
 	links     map[string]*fault.Link // client-side, by route key
@@ -45,7 +47,8 @@ type deploySpec struct {
 	Gate     *scenarios.GateSpec
 	Since    func() time.Duration
 	Sentinel *SentinelSpec // set: the replicas find Redis through Sentinel
-	Warm     []int         // by replica: Postgres connections open before it serves (openingBurst)
+	Warm     []int         // by replica: SQL connections open before it serves (openingBurst)
+	InnoDB   bool          // the strategy is on InnoDB: its SQL link is to the runner's MariaDB
 }
 
 func (r *Builtin) deploy(ctx context.Context, s deploySpec) (*deployment, error) {
@@ -55,7 +58,7 @@ func (r *Builtin) deploy(ctx context.Context, s deploySpec) (*deployment, error)
 		d.gate = &failpoint.Gate{Hold: s.Gate.Hold, Until: s.Gate.Until, Timeout: s.Gate.Timeout}
 		d.gate.Arm(d.failpoints)
 	}
-	err := r.storeLinks(ctx, d)
+	err := r.storeLinks(ctx, d, s.InnoDB)
 	for i := 0; err == nil && i < s.Replicas; i++ {
 		err = r.addReplica(ctx, d, s, i)
 	}
@@ -66,13 +69,19 @@ func (r *Builtin) deploy(ctx context.Context, s deploySpec) (*deployment, error)
 	return d, nil
 }
 
-// storeLinks puts a proxy in front of Postgres and one in front of Redis.
-func (r *Builtin) storeLinks(ctx context.Context, d *deployment) error {
-	pgAddr, err := pgAddress(r.env.PostgresDSN)
+// storeLinks puts a proxy in front of the SQL store (Postgres, or MariaDB
+// for a strategy on InnoDB) and one in front of Redis.
+func (r *Builtin) storeLinks(ctx context.Context, d *deployment, innoDB bool) error {
+	name := "pg"
+	sqlAddr, err := pgAddress(r.env.PostgresDSN)
+	if innoDB {
+		name = "mysql"
+		sqlAddr, err = mysqlAddress(r.env.MySQLURL)
+	}
 	if err != nil {
 		return err
 	}
-	if d.pgLink, err = r.link("pg", pgAddr); err != nil {
+	if d.pgLink, err = r.link(name, sqlAddr); err != nil {
 		return err
 	}
 	primary, err := primaryAddr(ctx, r.env.RedisURL)
@@ -101,10 +110,14 @@ func (r *Builtin) link(name, upstream string) (*fault.Link, error) {
 // addReplica starts replica i, its store clients going through the store
 // links, and puts its two client-side proxies in front of it.
 func (r *Builtin) addReplica(ctx context.Context, d *deployment, s deploySpec, i int) error {
-	rep, err := StartReplica(ctx, ReplicaSpec{Strategy: s.Strategy, Index: i, Prefix: s.Prefix, Profile: s.Profile,
+	spec := ReplicaSpec{Strategy: s.Strategy, Index: i, Prefix: s.Prefix, Profile: s.Profile,
 		ClaimTTL: s.ClaimTTL, KeyTTL: s.KeyTTL, Since: s.Since, Failpoints: d.failpoints,
 		PostgresDSN: r.env.PostgresDSN, StandbyDSN: r.standbyDSN(), RedisURL: r.env.RedisURL, PgAddr: d.pgLink.Listen, RedisAddr: d.redisLink.Listen,
-		RedisPrimary: d.redisPrimary, Sentinel: s.Sentinel, Warm: warmOf(s.Warm, i)})
+		RedisPrimary: d.redisPrimary, Sentinel: s.Sentinel, Warm: warmOf(s.Warm, i)}
+	if s.InnoDB {
+		spec.PostgresDSN, spec.PgAddr, spec.MySQLURL, spec.MySQLAddr = "", "", r.env.MySQLURL, d.pgLink.Listen
+	}
+	rep, err := StartReplica(ctx, spec)
 	if err != nil {
 		return err
 	}
@@ -164,7 +177,9 @@ func (d *deployment) heal() error {
 // of the primary they are all broken.
 func (d *deployment) resetStores() {
 	for _, r := range d.replicas {
-		r.pool.Reset()
+		if r.pool != nil {
+			r.pool.Reset()
+		}
 	}
 }
 

@@ -21,7 +21,7 @@ var services *provision.Services
 
 func TestMain(m *testing.M) {
 	redis.SetLogger(&logging.VoidLogger{}) // cut store links make go-redis log every failed dial
-	// MariaDB too, for the MySQL ledger's tests
+	// MariaDB too, for the MySQL ledger's tests and the InnoDB strategies' cells
 	code := provisiontest.Main(m, &services, provisiontest.WithMySQL)
 	if err := shared.close(); err != nil {
 		fmt.Fprintf(os.Stderr, "replicated postgres: %v\n", err)
@@ -76,7 +76,8 @@ func newExecutor(t *testing.T) engine.Executor {
 	return engine.Routed(newRunner(t), shared.get)
 }
 
-// newRunner gives a test its own database, Toxiproxy and runner.
+// newRunner gives a test its own databases (Postgres, and MariaDB for the
+// InnoDB strategies), Toxiproxy and runner.
 func newRunner(t *testing.T) *engine.Builtin {
 	t.Helper()
 	tp, err := fault.Embedded()
@@ -85,7 +86,8 @@ func newRunner(t *testing.T) *engine.Builtin {
 	}
 	t.Cleanup(func() { tp.Close() })
 	r, err := engine.NewBuiltin(context.Background(), engine.Env{
-		PostgresDSN: provisiontest.Database(t, services), RedisURL: services.RedisURL, Toxiproxy: tp})
+		PostgresDSN: provisiontest.Database(t, services), MySQLURL: provisiontest.MySQLDatabase(t, services),
+		RedisURL: services.RedisURL, Toxiproxy: tp})
 	if err != nil {
 		t.Fatal(err)
 	}

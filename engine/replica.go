@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"net"
@@ -30,14 +31,16 @@ type ReplicaSpec struct {
 	Failpoints *failpoint.Set // nil: none
 	Listen     string         // host:port to serve on; "": a free loopback port
 
-	PostgresDSN  string
+	PostgresDSN  string // "" for a strategy on InnoDB (MySQLURL)
 	StandbyDSN   string // a hot standby of PostgresDSN's server, for strategies that read there; "": none
 	RedisURL     string
 	PgAddr       string        // host:port dialed instead of the DSN's (a store link); "": the DSN's
 	RedisAddr    string        // host:port dialed instead of the URL's; "": the URL's
+	MySQLURL     string        // the MariaDB database (mysql://...) a strategy on InnoDB charges in; "": none
+	MySQLAddr    string        // host:port dialed instead of MySQLURL's (its SQL link); "": the URL's
 	RedisPrimary string        // a Sentinel URL's: the primary's host:port that RedisAddr stands in for
 	Sentinel     *SentinelSpec // set: Redis is found through Sentinel (RedisURL and RedisAddr unused)
-	PgConns      int           // Postgres pool size; 0: 16
+	PgConns      int           // Postgres (or InnoDB) pool size; 0: 16
 	RedisConns   int           // Redis pool size; 0: 32
 	RedisTimeout time.Duration // each Redis dial, read and write; 0: 2s to dial, 3s to read or write
 	RedisDials   int           // dials per new Redis connection; 0: one, so a cut link fails at once
@@ -50,7 +53,8 @@ type Replica struct {
 	srv     *http.Server
 	done    chan struct{}
 	log     *server.Log
-	pool    *pgxpool.Pool
+	pool    *pgxpool.Pool // nil for a strategy on InnoDB
+	mysql   *sql.DB       // the InnoDB pool of a strategy on InnoDB, else nil
 	standby *pgxpool.Pool // nil without a standby
 	rdb     *redis.Client
 }
@@ -73,6 +77,9 @@ func StartReplica(ctx context.Context, s ReplicaSpec) (*Replica, error) {
 // handler opens the store clients and puts the strategy's API on them.
 func (r *Replica) handler(ctx context.Context, s ReplicaSpec) (http.Handler, error) {
 	var err error
+	if s.MySQLURL != "" {
+		return r.innoDBHandler(ctx, s)
+	}
 	if r.pool, err = pgPool(ctx, s); err != nil {
 		return nil, err
 	}
@@ -95,6 +102,22 @@ func (r *Replica) handler(ctx context.Context, s ReplicaSpec) (http.Handler, err
 		return nil, err
 	}
 	return server.New(server.Config{Replica: s.Index, Strategy: st, Pool: r.pool, Since: s.Since, Log: r.log,
+		Failpoints: s.Failpoints}), nil
+}
+
+// innoDBHandler opens the InnoDB pool of a strategy on InnoDB (no
+// Postgres, no Redis) and puts the strategy's API on it.
+func (r *Replica) innoDBHandler(ctx context.Context, s ReplicaSpec) (http.Handler, error) {
+	var err error
+	if r.mysql, err = innoDBPool(ctx, s); err != nil {
+		return nil, err
+	}
+	st, err := strategy.New(s.Strategy, strategy.Deps{MySQL: r.mysql, Prefix: s.Prefix, Profile: s.Profile,
+		ClaimTTL: s.ClaimTTL, KeyTTL: s.KeyTTL, Failpoints: s.Failpoints})
+	if err != nil {
+		return nil, err
+	}
+	return server.New(server.Config{Replica: s.Index, Strategy: st, Accounts: innoAccounts{r.mysql}, Since: s.Since, Log: r.log,
 		Failpoints: s.Failpoints}), nil
 }
 
@@ -131,6 +154,9 @@ func (r *Replica) closeStores() error {
 		if p != nil {
 			p.Close()
 		}
+	}
+	if r.mysql != nil {
+		_ = r.mysql.Close()
 	}
 	if r.rdb == nil {
 		return nil

@@ -96,7 +96,8 @@ func runEach(ctx context.Context, svc *Service, cells []scenarios.Cell, b Servic
 }
 
 // SplitSkipped separates the cells that can run against their target from
-// those that cannot (one Skip per scenario, with why); a cell that adapts
+// those that cannot (one Skip per strategy and scenario, with why: a
+// user's service, or a built-in strategy on InnoDB); a cell that adapts
 // to the service's charge time runs if the rest of it can, until
 // RunService measures otherwise.
 func SplitSkipped(cells []scenarios.Cell) ([]scenarios.Cell, []results.Skip) {
@@ -110,8 +111,8 @@ func SplitSkipped(cells []scenarios.Cell) ([]scenarios.Cell, []results.Skip) {
 		_, _, err := scenarios.Prepare(c)
 		var skip *scenarios.SkipError
 		if errors.As(err, &skip) {
-			if !seen[skip.Scenario] {
-				seen[skip.Scenario] = true
+			if k := c.Strategy + "\x00" + skip.Scenario; !seen[k] {
+				seen[k] = true
 				skipped = append(skipped, results.Skip{Strategy: c.Strategy, Scenario: skip.Scenario, Reason: skip.Reason})
 			}
 			continue

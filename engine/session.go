@@ -12,6 +12,7 @@ import (
 
 	"github.com/idemchaos/idemchaos/sim/fault"
 	"github.com/idemchaos/idemchaos/targets/provision"
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
 
 // Session is everything a command running built-in strategies set up: the
@@ -25,6 +26,7 @@ type Session struct {
 
 	dsnsMu sync.Mutex // NewDatabase may be called from goroutines at once
 	dsns   []string
+	mysqls []string // the MariaDB databases of the Builtins, dropped by Close
 
 	replCfg provision.ReplicatedConfig
 	replMu  sync.Mutex
@@ -33,7 +35,10 @@ type Session struct {
 
 // Open provisions the stores as cfg says (the URLs given, else a Docker
 // engine, else local binaries on free loopback ports), starts Toxiproxy and
-// creates workers Builtins; it says on log which stores it uses.
+// creates workers Builtins; it says on log which stores it uses. A MariaDB
+// is provisioned only when cfg asks for one (cfg.MySQL or cfg.MySQLURL: see
+// NeedsMySQL), and then each Builtin gets a database of its own there too,
+// for the InnoDB strategies.
 func Open(ctx context.Context, cfg provision.Config, workers int, log io.Writer) (*Session, error) {
 	cfg.Log = log
 	services, err := provision.Start(ctx, cfg)
@@ -44,7 +49,11 @@ func Open(ctx context.Context, cfg provision.Config, workers int, log io.Writer)
 	if err := s.setUp(ctx, workers, cfg.TempDir, log); err != nil {
 		return nil, errors.Join(err, s.Close())
 	}
-	fmt.Fprintf(log, "stores: redis (%s), postgres (%s)\n", services.RedisSource, services.PostgresSource)
+	if services.MySQLURL != "" {
+		fmt.Fprintf(log, "stores: redis (%s), postgres (%s), mysql (%s)\n", services.RedisSource, services.PostgresSource, services.MySQLSource)
+	} else {
+		fmt.Fprintf(log, "stores: redis (%s), postgres (%s)\n", services.RedisSource, services.PostgresSource)
+	}
 	return s, nil
 }
 
@@ -58,7 +67,15 @@ func (s *Session) setUp(ctx context.Context, workers int, tempDir string, log io
 		if err != nil {
 			return err
 		}
-		b, err := NewBuiltin(ctx, Env{PostgresDSN: dsn, RedisURL: s.Services.RedisURL, Toxiproxy: s.Toxi, TempDir: tempDir, Log: log})
+		var mysqlURL string
+		if s.Services.MySQLURL != "" {
+			if mysqlURL, err = s.Services.CreateMySQLDatabase(ctx, "idemchaos"); err != nil {
+				return err
+			}
+			s.mysqls = append(s.mysqls, mysqlURL)
+		}
+		b, err := NewBuiltin(ctx, Env{PostgresDSN: dsn, MySQLURL: mysqlURL, RedisURL: s.Services.RedisURL, Toxiproxy: s.Toxi,
+			TempDir: tempDir, Log: log})
 		if err != nil {
 			return err
 		}
@@ -151,6 +168,21 @@ func (s *Session) Close() error {
 	for _, dsn := range dsns {
 		errs = append(errs, s.Services.DropDatabase(context.Background(), dsn))
 	}
+	for _, url := range s.mysqls {
+		errs = append(errs, s.Services.DropMySQLDatabase(context.Background(), url))
+	}
 	errs = append(errs, s.Services.Close())
 	return errors.Join(errs...)
+}
+
+// NeedsMySQL reports whether any of the strategies is on InnoDB: a session
+// running them must provision a MariaDB (provision.Config.MySQL), one
+// running none of them need not.
+func NeedsMySQL(strategies ...string) bool {
+	for _, name := range strategies {
+		if info, err := design.Lookup(name); err == nil && info.MySQL {
+			return true
+		}
+	}
+	return false
 }

@@ -91,6 +91,8 @@ func (k *Soak) round(ctx context.Context, executors []Executor, w SoakWatcher, i
 	return err
 }
 
+// cells are a round's cells, less those that cannot run (a strategy on
+// InnoDB under a scenario of the replicated Postgres).
 func (k *Soak) cells(seed uint64) []scenarios.Cell {
 	var cells []scenarios.Cell
 	for _, st := range k.cfg.Strategies {
@@ -99,6 +101,7 @@ func (k *Soak) cells(seed uint64) []scenarios.Cell {
 				Replicas: k.cfg.Replicas})
 		}
 	}
+	cells, _ = SplitSkipped(cells)
 	return cells
 }
 

@@ -31,6 +31,13 @@ func PrepareLedger(ctx context.Context, pool *pgxpool.Pool, accounts []workload.
 // in Redis (withRedis), those records under prefix (read first: they
 // expire), then the ledger. Stamp the history's End after it returns.
 func GroundTruth(ctx context.Context, pool *pgxpool.Pool, rdb *redis.Client, withRedis bool, prefix string) (history.Ledger, error) {
+	return groundTruth(ctx, func(ctx context.Context) (ledger.Snapshot, error) { return ledger.Read(ctx, pool) }, rdb, withRedis, prefix)
+}
+
+// groundTruth is GroundTruth on the ledger read reads (Postgres's or
+// InnoDB's, whose snapshot is in the same terms).
+func groundTruth(ctx context.Context, read func(context.Context) (ledger.Snapshot, error), rdb *redis.Client,
+	withRedis bool, prefix string) (history.Ledger, error) {
 	var l history.Ledger
 	if withRedis {
 		records, err := strategy.RedisRecords(ctx, rdb, prefix)
@@ -39,7 +46,7 @@ func GroundTruth(ctx context.Context, pool *pgxpool.Pool, rdb *redis.Client, wit
 		}
 		l.Redis = redisRecords(records)
 	}
-	snap, err := ledger.Read(ctx, pool)
+	snap, err := read(ctx)
 	l.Charges, l.Accounts = chargesOf(snap.Charges), accountsOf(snap.Accounts)
 	return l, err
 }

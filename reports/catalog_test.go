@@ -8,6 +8,10 @@ import (
 
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/targets/strategy/design"
+
+	// The InnoDB strategies register themselves, as in the command that
+	// writes docs/catalog.md.
+	_ "github.com/idemchaos/idemchaos/targets/strategy/innodb"
 )
 
 // TestOwnServiceLineSaysWhatEachNeeds: idemchaos list's line for a user's

@@ -45,7 +45,7 @@ type under interface {
 // under is the cell's kind of target.
 func (c Cell) under() under {
 	if c.Target == nil {
-		return builtin{}
+		return builtin{strategy: c.Strategy}
 	}
 	return service{c.Target}
 }
@@ -54,11 +54,22 @@ func (c Cell) under() under {
 func (c Cell) Service() bool { _, ok := c.under().(service); return ok }
 
 // builtin is a built-in strategy, deployed by the engine: it runs every
-// scenario, must show what its definition declares, replays byte for
-// byte and logs every request.
-type builtin struct{}
+// scenario its store allows, must show what its definition declares,
+// replays byte for byte and logs every request.
+type builtin struct{ strategy string }
 
-func (builtin) skip(Scenario) string { return "" }
+// skip: a strategy on InnoDB cannot run a scenario of the harness's
+// replicated Postgres (its standby, its crash); every other runs all.
+func (b builtin) skip(sc Scenario) string {
+	if info, err := design.Lookup(b.strategy); err == nil && info.MySQL && sc.Replicated {
+		return SkipOnInnoDB
+	}
+	return ""
+}
+
+// SkipOnInnoDB is why a scenario on the harness's replicated Postgres does
+// not run a strategy on InnoDB.
+const SkipOnInnoDB = "needs the harness's replicated Postgres; this strategy is on InnoDB"
 
 func (builtin) adapt(c Cell, _ Scenario, plan workload.Plan) (Cell, workload.Plan, string) {
 	return c, plan, ""

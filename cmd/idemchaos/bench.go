@@ -78,7 +78,7 @@ func parseBench(args []string) (benchOptions, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	var o benchOptions
 	registerStores(fs, &o.common)
-	sts := fs.String("strategies", "", "comma-separated strategies (default: all; none is the baseline)")
+	sts := fs.String("strategies", "", "comma-separated strategies (default: all but the InnoDB ones, which bench does not deploy yet; none is the baseline)")
 	rate := fs.Float64("rate", 200, "open model: requests per second (at most 20000); latency counts from each request's intended send time")
 	conc := fs.Int("concurrency", 0, "closed model instead of --rate: this many senders back to back (1 to 1024)")
 	dur := fs.Duration("duration", 10*time.Second, "arrival window per strategy (at most 10m)")
@@ -103,7 +103,7 @@ func parseBench(args []string) (benchOptions, error) {
 	if o.profile, err = o.common.check(); err != nil {
 		return o, err
 	}
-	if o.strategies, err = splitList("strategies", *sts, design.Names()); err != nil {
+	if o.strategies, err = splitList("strategies", *sts, benchable()); err != nil {
 		return o, err
 	}
 	o.timeout, o.keepAlive, o.serve, o.compare, o.rounds = *timeout, *keep, *serve, *compare, *rounds
@@ -219,4 +219,16 @@ func checkLoopback(addr string) error {
 		return usageErrorf("--serve %q: loopback only (127.0.0.1, ::1 or localhost)", addr)
 	}
 	return nil
+}
+
+// benchable are the strategies bench deploys: every one but those on
+// InnoDB (its Bencher reads and resets the Postgres ledger only).
+func benchable() []string {
+	var out []string
+	for _, info := range design.Catalog() {
+		if !info.MySQL {
+			out = append(out, info.Name)
+		}
+	}
+	return out
 }

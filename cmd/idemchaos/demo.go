@@ -47,10 +47,13 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	if _, skipped := engine.SplitSkipped([]scenarios.Cell{cell}); len(skipped) > 0 {
+		return usageErrorf("scenario %s cannot run strategy %s: it %s", skipped[0].Scenario, cell.Strategy, skipped[0].Reason)
+	}
 	if err := prepareOut(c.out, 1); err != nil {
 		return err
 	}
-	s, err := open(ctx, c, 1, c.log(stderr))
+	s, err := open(ctx, c, 1, c.log(stderr), cell.Strategy)
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,12 @@ func (c *common) registerDryRun(fs *flag.FlagSet) {
 // dryRun says what a checked command line would run, on stdout: mine of
 // all (its shard's share; nil shard: all of them), skipped scenarios aside.
 func dryRun(w io.Writer, cmd string, all, mine []scenarios.Cell, shard *scenarios.ShardRecord, skipped int) error {
+	return dryRunSkipping(w, cmd, all, mine, shard, skipped, "scenario")
+}
+
+// dryRunSkipping is dryRun with skipped counted in units ("scenario",
+// "cell").
+func dryRunSkipping(w io.Writer, cmd string, all, mine []scenarios.Cell, shard *scenarios.ShardRecord, skipped int, unit string) error {
 	strategies, scens, seeds := map[string]bool{}, map[string]bool{}, map[uint64]bool{}
 	what := "strateg"
 	for _, c := range all {
@@ -32,7 +38,7 @@ func dryRun(w io.Writer, cmd string, all, mine []scenarios.Cell, shard *scenario
 		fmt.Fprintf(w, "dry run: %s would run %d of the run's %s (shard %s; %s)", cmd, len(mine), plural(len(all), "cell"), shard.Shard, axes)
 	}
 	if skipped > 0 {
-		fmt.Fprintf(w, ", %s skipped", plural(skipped, "scenario"))
+		fmt.Fprintf(w, ", %s skipped", plural(skipped, unit))
 	}
 	_, err := fmt.Fprintln(w, "; nothing was started")
 	return err

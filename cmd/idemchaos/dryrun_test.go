@@ -19,7 +19,7 @@ func TestDryRun(t *testing.T) {
 		want string
 	}{
 		{[]string{"matrix", "--seeds", "20", "--shard", "2/3", "--out", out, "--json", js},
-			"dry run: matrix would run 1600 of the run's 4800 cells (shard 2/3; 15 strategies x 16 scenarios x 20 seeds); nothing was started"},
+			"dry run: matrix would run 2067 of the run's 6200 cells (shard 2/3; 20 strategies x 16 scenarios x 20 seeds), 200 cells skipped; nothing was started"},
 		{[]string{"run", "--strategy", "pg-tx", "--scenario", "missing-key", "--out", out},
 			"dry run: run would run 1 cell (1 strategy x 1 scenario x 1 seed); nothing was started"},
 		{[]string{"matrix", "--target-url", "http://127.0.0.1:1", "--ledger-url", "postgres://u@127.0.0.1:1/db", "--ledger-query",
@@ -44,6 +44,7 @@ func TestDryRun(t *testing.T) {
 		{"run", "--strategy", "pg-tx"},
 		{"matrix", "--target-url", "http://127.0.0.1:1", "--ledger-query", "SELECT 1"}, // no ledger URL
 		{"soak", "--duration", "0s"},
+		{"run", "--strategy", "innodb-tx", "--scenario", "pg-standby-lag"}, // a replicated Postgres scenario, a strategy on InnoDB
 	}
 	for _, args := range bad {
 		if o := cliEnv(t, nowhere, append(args, "--dry-run")...); o.code != exitUsage || strings.Count(o.stderr, "\n") != 1 {

@@ -265,7 +265,8 @@ func secondInterrupts(t *testing.T, p *cliProc) (sent int, took time.Duration) {
 
 // TestKillLeavesStaleDirsThatTheNextStartSweeps: SIGKILL gives the CLI no
 // chance to clean up. Its servers die with it (parent-death signal), their
-// data dirs stay, and the next start removes them.
+// data dirs stay, and the next start removes them (the whole catalog has
+// the InnoDB strategies: a MariaDB too, swept by a start that runs none).
 func TestKillLeavesStaleDirsThatTheNextStartSweeps(t *testing.T) {
 	t.Parallel()
 	base := traversableTempDir(t)
@@ -276,13 +277,13 @@ func TestKillLeavesStaleDirsThatTheNextStartSweeps(t *testing.T) {
 	p.signal(t, syscall.SIGKILL)
 	p.wait(t, 5*time.Second)
 	assertGone(t, p)
-	for _, prefix := range []string{"idemchaos-redis-", "idemchaos-pg-"} {
+	for _, prefix := range []string{"idemchaos-redis-", "idemchaos-pg-", "idemchaos-mysql-"} {
 		if dirs, _ := filepath.Glob(filepath.Join(base, prefix+"*")); len(dirs) != 1 {
 			t.Fatalf("%s dirs after SIGKILL: %v; want the one it left", prefix, dirs)
 		}
 	}
-	if swept := assertNextStartSweeps(t, base); swept != 2 {
-		t.Fatalf("the next start swept %d dirs; want 2", swept)
+	if swept := assertNextStartSweeps(t, base); swept != 3 {
+		t.Fatalf("the next start swept %d dirs; want 3", swept)
 	}
 }
 

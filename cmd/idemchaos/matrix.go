@@ -73,10 +73,13 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			cells = append(cells, cell)
 		}
 	}
+	asked := len(cells)
+	cells, skipped := engine.SplitSkipped(cells)
+	tellSkippedCells(stderr, view, skipped)
 	all := cells
 	shard, cells := shardCells(c.shard, cells, stderr)
 	if c.dryRun {
-		return dryRun(stdout, "matrix", all, cells, shard, 0)
+		return dryRunSkipping(stdout, "matrix", all, cells, shard, asked-len(all), "cell")
 	}
 	if err := prepareOut(c.out, len(cells)); err != nil {
 		return err
@@ -84,7 +87,7 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(cells) == 0 {
 		return emptyShard(c, stdout, stderr, shard, "matrix", nil)
 	}
-	s, err := open(ctx, c, min(*workers, len(cells)), c.log(stderr))
+	s, err := open(ctx, c, min(*workers, len(cells)), c.log(stderr), strategiesOf(cells)...)
 	if err != nil {
 		return err
 	}
@@ -100,17 +103,36 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fmt.Fprintf(stderr, "matrix took %s%s\n", time.Since(started).Round(time.Millisecond), shardNote(shard, len(rs)))
 	fmt.Fprintln(stderr, cellTime(time.Since(started), rs, min(*workers, len(cells))))
 	doc := results.NewDocument(rs, prog.lat, "matrix", started)
-	doc.Shard = shard
+	doc.Shard, doc.Skipped = shard, skipped
 	if err := writeOutput(c, stdout, doc, func(w io.Writer) error {
 		if err := reports.WriteTable(w, rs, view); err != nil {
 			return err
 		}
+		tellSkippedCells(w, view, skipped)
 		return shardSummary(w, shard, len(rs))
 	}); err != nil {
 		return err
 	}
 	announceOut(stderr, c.out)
 	return verdictExit(matrixExit(rs))
+}
+
+// tellSkippedCells says, one line each, which strategy and scenario did
+// not run and why (a strategy on InnoDB and a scenario of the replicated
+// Postgres).
+func tellSkippedCells(w io.Writer, view reports.View, skipped []results.Skip) {
+	for _, s := range skipped {
+		fmt.Fprint(w, reports.Wrap("skipped "+s.Strategy+" / "+s.Scenario+": ", "  ", s.Reason, view.Width))
+	}
+}
+
+// strategiesOf names the cells' strategies.
+func strategiesOf(cells []scenarios.Cell) []string {
+	out := make([]string, 0, len(cells))
+	for _, c := range cells {
+		out = append(out, c.Strategy)
+	}
+	return out
 }
 
 // defaultParallel is how many cells the matrix runs at once by default

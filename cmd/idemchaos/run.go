@@ -54,13 +54,16 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	cell.Strategy, cell.Replicas = *st, c.replicas
+	if _, skipped := engine.SplitSkipped([]scenarios.Cell{cell}); len(skipped) > 0 {
+		return usageErrorf("scenario %s cannot run strategy %s: it %s", skipped[0].Scenario, *st, skipped[0].Reason)
+	}
 	if c.dryRun {
 		return dryRun(stdout, "run", []scenarios.Cell{cell}, []scenarios.Cell{cell}, nil, 0)
 	}
 	if err := prepareOut(c.out, 1); err != nil {
 		return err
 	}
-	s, err := open(ctx, c, 1, c.log(stderr))
+	s, err := open(ctx, c, 1, c.log(stderr), cell.Strategy)
 	if err != nil {
 		return err
 	}

@@ -11,8 +11,9 @@ import (
 
 // open provisions the stores the flags say, Toxiproxy and one Builtin
 // (with a fresh database) per worker; a failure is an environment error.
-func open(ctx context.Context, c common, workers int, log io.Writer) (*engine.Session, error) {
-	s, err := engine.Open(ctx, c.stores(), workers, log)
+// A MariaDB comes too only when one of strategies is on InnoDB.
+func open(ctx context.Context, c common, workers int, log io.Writer, strategies ...string) (*engine.Session, error) {
+	s, err := engine.Open(ctx, c.stores(strategies...), workers, log)
 	if err != nil {
 		return nil, envError(err)
 	}
@@ -21,7 +22,14 @@ func open(ctx context.Context, c common, workers int, log io.Writer) (*engine.Se
 
 // stores is where the flags say the stores come from; the environment
 // names a Docker engine (DOCKER_HOST) and the Postgres binaries (PG_BINDIR).
-func (c common) stores() provision.Config {
-	return provision.Config{RedisURL: c.redisURL, PostgresURL: c.postgresURL, NoDocker: c.noDocker,
+// A MySQL-family server (--mysql-url, else Docker or a local MariaDB) is
+// asked for only when one of strategies is on InnoDB: a run of the others
+// neither starts nor reaches one.
+func (c common) stores(strategies ...string) provision.Config {
+	cfg := provision.Config{RedisURL: c.redisURL, PostgresURL: c.postgresURL, NoDocker: c.noDocker,
 		DockerHost: os.Getenv("DOCKER_HOST"), PGBinDir: os.Getenv("PG_BINDIR")}
+	if engine.NeedsMySQL(strategies...) {
+		cfg.MySQL, cfg.MySQLURL = true, c.mysqlURL
+	}
+	return cfg
 }

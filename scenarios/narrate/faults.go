@@ -25,7 +25,7 @@ func (r *renderer) faults(u *unit, point string) {
 	case api.RedisCut:
 		r.cutLink(u, redisID)
 	case api.PGLatency:
-		r.say("fault: the link from %s to Postgres turns slow", u.replica())
+		r.say("fault: the link from %s to %s turns slow", u.replica(), r.s.mech.sql)
 		r.draw("Note over %s,PG: link slow (fault)", u.rid())
 	case api.StandbyLag:
 		r.say("fault: the replication link from the Postgres primary to its hot standby turns slow (%s a reply): the standby falls behind", in.Arg)
@@ -68,7 +68,7 @@ func (r *renderer) cutLink(u *unit, store string) {
 		r.cut[u] = map[string]bool{}
 	}
 	r.cut[u][store] = true
-	r.say("fault: the link from %s to %s is cut", u.replica(), storeName(store))
+	r.say("fault: the link from %s to %s is cut", u.replica(), r.storeName(store))
 	if store == redisID && !r.s.mech.usesRedis {
 		r.draw("Note over %s: link to Redis cut (fault)", u.rid())
 		return

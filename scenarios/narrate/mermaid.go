@@ -42,5 +42,5 @@ func (r *renderer) participants() []string {
 	if r.s.mech.usesRedis {
 		out = append(out, "participant Redis")
 	}
-	return append(out, "participant PG as Postgres")
+	return append(out, "participant PG as "+r.s.mech.sql)
 }

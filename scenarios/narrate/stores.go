@@ -24,6 +24,9 @@ type pointWords struct {
 type mechanism struct {
 	check, claim, store pointWords
 	usesRedis           bool
+	// sql names the SQL store: Postgres, or InnoDB for a strategy there
+	// (the diagram's participant PG either way).
+	sql string
 	// keepsFirst: the store step leaves a response already stored as it
 	// is (INSERT ... ON CONFLICT DO NOTHING) instead of replacing it.
 	keepsFirst bool
@@ -60,8 +63,24 @@ var stepWords = map[design.Step]pointWords{
 	design.PostgresInProgress:  {"%[1]s commits key %[2]s as in progress in Postgres, in a first transaction: it was new (%[3]s)", postgresID, "INSERT key in progress", "inserted"},
 	design.PostgresInsert:      {"%[1]s inserts key %[2]s in Postgres, in the charge's transaction: it was new (%[3]s)", postgresID, "INSERT key", "inserted"},
 	design.PostgresStore:       pgStore,
+	design.InnoDBRead:          {"%[1]s reads key %[2]s in InnoDB: absent (%[3]s)", postgresID, "SELECT key", "absent"},
+	design.InnoDBInsertNoWait:  {"%[1]s inserts key %[2]s in InnoDB without waiting on a duplicate in flight, in the charge's transaction: it was new (%[3]s)", postgresID, "INSERT key (no wait)", "inserted"},
+	design.InnoDBInsert:        {"%[1]s inserts key %[2]s in InnoDB, in the charge's transaction: it was new (%[3]s)", postgresID, "INSERT key", "inserted"},
+	design.InnoDBInsertIgnore: {"%[1]s claims key %[2]s in InnoDB with INSERT IGNORE: inserted, or taken by a commit its snapshot does not show, which it takes for a free key (%[3]s)",
+		postgresID, "INSERT IGNORE key", "1 row, or 0 unseen"},
+	design.InnoDBLockingRead: {"%[1]s reads key %[2]s in InnoDB with SELECT ... FOR UPDATE: absent, its gap locked (%[3]s)", postgresID, "SELECT key FOR UPDATE", "absent, gap locked"},
+	design.InnoDBSessionLock: {"%[1]s takes GET_LOCK on key %[2]s in InnoDB, for %[3]s's pooled connection", postgresID, "GET_LOCK key", "1, locked"},
+	design.InnoDBStore:       {"%[1]s stores %[3]s's response (%[4]s) with key %[2]s in InnoDB, in the same transaction", postgresID, "store response", ""},
 	design.PostgresStoreAfter: {"%[1]s writes key %[2]s with %[3]s's response (%[4]s) in Postgres, after the charge, in the same transaction (ON CONFLICT DO NOTHING)",
 		postgresID, "INSERT key, response", ""},
+}
+
+// sqlName names a strategy's SQL store.
+func sqlName(info design.Info) string {
+	if info.MySQL {
+		return "InnoDB"
+	}
+	return "Postgres"
 }
 
 // generic are the words of a strategy the catalog does not know.
@@ -69,6 +88,7 @@ var generic = mechanism{
 	check: pointWords{"%[1]s checks key %[2]s: absent (%[3]s)", selfID, "key absent", ""},
 	claim: pointWords{"%[1]s claims key %[2]s for %[3]s", selfID, "claims key", ""},
 	store: pointWords{"%[1]s stores %[3]s's response (%[4]s) under key %[2]s", selfID, "stores response", ""},
+	sql:   "Postgres",
 }
 
 // mechanismOf finds a strategy's words from the steps its design takes;
@@ -79,7 +99,7 @@ func mechanismOf(strategy string) mechanism {
 		return generic
 	}
 	return mechanism{check: stepWords[info.Steps.Check], claim: stepWords[info.Steps.Claim],
-		store: stepWords[info.Steps.Store], usesRedis: info.Redis,
+		store: stepWords[info.Steps.Store], usesRedis: info.Redis, sql: sqlName(info),
 		keepsFirst: info.Steps.Store == design.PostgresStoreAfter, standby: info.Steps.Check == design.StandbyRead,
 		debitApart: info.Steps.Debit == design.PostgresDebitApart}
 }

@@ -69,7 +69,7 @@ func (r *renderer) point(st *step) {
 		r.debit(u, a)
 	case "after-commit":
 		c := r.s.charge(r.s.chargeOf(a))
-		r.say("Postgres commits %s (%s on %s) for %s", c, money(a.Amount), a.Account, u.request())
+		r.say("%s commits %s (%s on %s) for %s", r.s.mech.sql, c, money(a.Amount), a.Account, u.request())
 		r.draw("PG-->>%s: committed %s (%s)", u.rid(), c, u.short())
 	case "before-store-response":
 		r.store(u)
@@ -92,7 +92,7 @@ func (r *renderer) debit(u *unit, a history.Attempt) {
 		r.draw("%s->>PG: charge row, key (%s)", u.rid(), u.short())
 		return
 	}
-	r.say("%s's Postgres transaction debits %s from %s and is about to commit", u.request(), money(a.Amount), a.Account)
+	r.say("%s's %s transaction debits %s from %s and is about to commit", u.request(), r.s.mech.sql, money(a.Amount), a.Account)
 	r.draw("%s->>PG: debit %s on %s (%s)", u.rid(), money(a.Amount), a.Account, u.short())
 }
 
@@ -129,7 +129,7 @@ func (r *renderer) store(u *unit) {
 	lost := w.store != selfID && r.cut[u][w.store]
 	switch {
 	case lost:
-		text += fmt.Sprintf(": the write is lost, the link to %s is cut", storeName(w.store))
+		text += fmt.Sprintf(": the write is lost, the link to %s is cut", r.storeName(w.store))
 	case r.storedBy != nil && r.storedBy != u && r.s.mech.keepsFirst:
 		text += ": " + r.storedBy.request() + "'s key row is there already and stays"
 	case r.storedBy != nil && r.storedBy != u:
@@ -149,10 +149,11 @@ func (r *renderer) store(u *unit) {
 	}
 }
 
-// storeName names a store participant in a sentence.
-func storeName(id string) string {
+// storeName names a store participant in a sentence: PG is the
+// strategy's SQL store (Postgres, or InnoDB).
+func (r *renderer) storeName(id string) string {
 	if id == postgresID {
-		return "Postgres"
+		return r.s.mech.sql
 	}
 	return id
 }

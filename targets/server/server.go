@@ -80,6 +80,9 @@ type Config struct {
 	Replica  int
 	Strategy strategy.Strategy
 	Pool     *pgxpool.Pool // for GET /v1/accounts
+	// Accounts, if set, reads and credits the accounts instead of Pool: a
+	// ledger on another store (InnoDB).
+	Accounts Accounts
 	// Since returns the time since the run's start; nil uses the server's start.
 	Since func() time.Duration
 	Log   *Log // nil: not logged (a long-running server keeps no history)
@@ -88,11 +91,31 @@ type Config struct {
 	Failpoints *failpoint.Set
 }
 
+// Accounts reads and credits a ledger's accounts.
+type Accounts interface {
+	Balance(ctx context.Context, id string) (api.Account, error)
+	TopUp(ctx context.Context, id string, amount int64) (api.Account, error)
+}
+
+// pgAccounts are the accounts of the Postgres ledger on a pool.
+type pgAccounts struct{ pool *pgxpool.Pool }
+
+func (a pgAccounts) Balance(ctx context.Context, id string) (api.Account, error) {
+	return ledger.Balance(ctx, a.pool, id)
+}
+
+func (a pgAccounts) TopUp(ctx context.Context, id string, amount int64) (api.Account, error) {
+	return ledger.TopUp(ctx, a.pool, id, amount)
+}
+
 // New returns the replica's handler.
 func New(cfg Config) http.Handler {
 	if cfg.Since == nil {
 		t0 := time.Now()
 		cfg.Since = func() time.Duration { return time.Since(t0) }
+	}
+	if cfg.Accounts == nil {
+		cfg.Accounts = pgAccounts{cfg.Pool}
 	}
 	h := &handler{cfg: cfg}
 	mux := http.NewServeMux()
@@ -157,7 +180,7 @@ func (h *handler) write(w http.ResponseWriter, resp strategy.Response) {
 }
 
 func (h *handler) account(w http.ResponseWriter, req *http.Request) {
-	a, err := ledger.Balance(req.Context(), h.cfg.Pool, req.PathValue("id"))
+	a, err := h.cfg.Accounts.Balance(req.Context(), req.PathValue("id"))
 	h.writeAccount(w, a, err)
 }
 
@@ -189,7 +212,7 @@ func (h *handler) topUp(w http.ResponseWriter, req *http.Request) {
 		h.write(w, strategy.Failure(http.StatusBadRequest, api.CodeBadRequest, "body: "+err.Error()))
 		return
 	}
-	a, err := ledger.TopUp(req.Context(), h.cfg.Pool, req.PathValue("id"), t.Amount)
+	a, err := h.cfg.Accounts.TopUp(req.Context(), req.PathValue("id"), t.Amount)
 	h.writeAccount(w, a, err)
 }
 

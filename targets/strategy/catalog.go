@@ -45,7 +45,8 @@ func Register(info design.Info, build Builder) {
 	builders[info.Name] = build
 }
 
-// New builds the named strategy on deps.
+// New builds the named strategy on deps: a strategy on InnoDB (Info.MySQL)
+// needs deps.MySQL and no Postgres pool, every other one deps.Pool.
 func New(name string, deps Deps) (Strategy, error) {
 	info, err := design.Lookup(name)
 	if err != nil {
@@ -58,7 +59,10 @@ func New(name string, deps Deps) (Strategy, error) {
 	if info.Redis && deps.Redis == nil {
 		return nil, fmt.Errorf("strategy %s needs Redis", name)
 	}
-	if deps.Pool == nil {
+	switch {
+	case info.MySQL && deps.MySQL == nil:
+		return nil, fmt.Errorf("strategy %s needs an InnoDB pool (Deps.MySQL)", name)
+	case !info.MySQL && deps.Pool == nil:
 		return nil, errors.New("strategy needs a Postgres pool")
 	}
 	return build(deps.withDefaults()), nil

@@ -49,7 +49,8 @@ type Strategy interface {
 	Handle(ctx context.Context, r Request) Response
 }
 
-// Deps are the stores a strategy may use. Pool is always set; Redis is set for
+// Deps are the stores a strategy may use. Pool is set for every strategy
+// but those on InnoDB (MySQL instead); Redis is set for
 // strategies that declare it.
 type Deps struct {
 	Pool *pgxpool.Pool

@@ -25,6 +25,10 @@ type Info struct {
 	// Redis says it keeps idempotency records in Redis beside the
 	// Postgres ledger: two stores that can disagree.
 	Redis bool `json:"redis"`
+	// MySQL says its ledger and key table are on MySQL's InnoDB
+	// (targets/strategy/innodb), not Postgres: the engine provisions a
+	// MariaDB database for it and puts its SQL link in front of that.
+	MySQL bool `json:"mysql,omitempty"`
 	// ReplayFrom is where a completed key's answer comes from.
 	ReplayFrom string `json:"replay_from"`
 	// Steps is what it does with a key, as a narration tells it.
@@ -95,6 +99,18 @@ const (
 	PostgresStore       Step = "postgres-store"        // stores the response with the key, in the same transaction
 	PostgresStoreAfter  Step = "postgres-store-after"  // writes the key row with the response after the charge, ON CONFLICT DO NOTHING
 	PostgresDebitApart  Step = "postgres-debit-apart"  // debited the account in a first transaction, already committed
+)
+
+// The steps of the strategies on InnoDB (targets/strategy/innodb), named
+// here so that the narration tells them without linking their driver.
+const (
+	InnoDBRead         Step = "innodb-read"          // reads the key in InnoDB: absent
+	InnoDBInsertNoWait Step = "innodb-insert-nowait" // inserts the key, not waiting on a duplicate in flight, in the charge's transaction
+	InnoDBInsert       Step = "innodb-insert"        // inserts the key, waiting on a duplicate in flight, in the charge's transaction
+	InnoDBInsertIgnore Step = "innodb-insert-ignore" // INSERT IGNOREs the key: inserted, or taken and not seen under the snapshot
+	InnoDBLockingRead  Step = "innodb-locking-read"  // reads the key with SELECT ... FOR UPDATE: absent, its gap locked
+	InnoDBSessionLock  Step = "innodb-session-lock"  // takes GET_LOCK on the key, for the pooled connection's session
+	InnoDBStore        Step = "innodb-store"         // stores the response with the key, in the same transaction
 )
 
 // catalog is every strategy: the built-in ones, then those added by

@@ -8,7 +8,8 @@
 // the Postgres strategies.
 //
 // Each design is an exported design.Info (designs.go) with its builder,
-// for strategy.Register; the engine does not deploy them yet.
+// registered (strategy.Register) by the package's init function: the
+// engine imports the package and deploys them on MariaDB.
 //
 // InnoDB facts they rest on, measured on MariaDB 10.11 (the package's
 // tests hold them):
