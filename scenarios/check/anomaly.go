@@ -82,7 +82,7 @@ func Register(d Definition) Anomaly {
 	case d.Kind < KindMoney || d.Kind > KindContract:
 		panic(fmt.Sprintf("check: anomaly %q: unknown kind %d", d.Anomaly, d.Kind))
 	}
-	for _, e := range registry {
+	for _, e := range append(registry[:len(registry):len(registry)], clientBuiltin[:]...) {
 		if e.Anomaly == d.Anomaly || e.Short == d.Short {
 			panic(fmt.Sprintf("check: anomaly %q (%s) is already registered", d.Anomaly, d.Short))
 		}
@@ -91,11 +91,17 @@ func Register(d Definition) Anomaly {
 	return d.Anomaly
 }
 
-// Define returns the definition of an anomaly. A name the checker does not
+// Define returns the definition of an anomaly, of the server's or the
+// client's (ClientDefinitions). A name the checker does not
 // know gets a generic one that still names it, for a saved run of another
 // version.
 func Define(a Anomaly) Definition {
 	for _, d := range registry {
+		if d.Anomaly == a {
+			return d
+		}
+	}
+	for _, d := range clientBuiltin {
 		if d.Anomaly == a {
 			return d
 		}
