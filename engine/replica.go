@@ -45,6 +45,9 @@ type ReplicaSpec struct {
 	RedisTimeout time.Duration // each Redis dial, read and write; 0: 2s to dial, 3s to read or write
 	RedisDials   int           // dials per new Redis connection; 0: one, so a cut link fails at once
 	Warm         int           // Postgres connections to open (at most PgConns), and Redis to ping, before serving; 0: none
+	// Wrap, if set, is put in front of the replica's handler (client
+	// mode's front); the handler served is Wrap(handler).
+	Wrap func(http.Handler) http.Handler
 }
 
 // Replica is a running replica: its server, its log and its store clients.
@@ -64,6 +67,9 @@ type Replica struct {
 func StartReplica(ctx context.Context, s ReplicaSpec) (*Replica, error) {
 	r := &Replica{log: &server.Log{}}
 	h, err := r.handler(ctx, s)
+	if err == nil && s.Wrap != nil {
+		h = s.Wrap(h)
+	}
 	if err == nil {
 		err = r.listen(s.Listen, h)
 	}
