@@ -31,15 +31,20 @@ type common struct {
 }
 
 func (c *common) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.redisURL, "redis-url", os.Getenv("IDEMCHAOS_REDIS_URL"), "use this Redis (redis://host:port/db) instead of starting one")
-	fs.StringVar(&c.postgresURL, "postgres-url", os.Getenv("IDEMCHAOS_POSTGRES_URL"), "use this Postgres (postgres://user@host:port/db, a role that may CREATE DATABASE)")
+	c.registerStoreURLs(fs)
 	fs.StringVar(&c.mysqlURL, "mysql-url", os.Getenv("IDEMCHAOS_MYSQL_URL"), "use this MySQL or MariaDB for the InnoDB strategies (mysql://user:password@host:port/db, a user that may CREATE DATABASE) instead of starting one")
-	fs.BoolVar(&c.noDocker, "no-docker", false, "never try a Docker engine; start local binaries")
 	fs.StringVar(&c.profile, "profile", "ietf", "contract profile the target promises: "+strings.Join(api.ProfileNames(), ", ")+", or a profile file (examples/profile-custom.yaml)")
 	fs.StringVar(&c.jsonFile, "json", "", "write the canonical JSON results to FILE (- for stdout)")
 	fs.IntVar(&c.replicas, "replicas", 1, "target replicas, each behind its own proxy")
 	fs.StringVar(&c.out, "out", "", "save the run (plans, faults, histories, snapshots, results) in this new directory")
 	c.registerQuiet(fs)
+}
+
+// registerStoreURLs adds where Redis and Postgres come from.
+func (c *common) registerStoreURLs(fs *flag.FlagSet) {
+	fs.StringVar(&c.redisURL, "redis-url", os.Getenv("IDEMCHAOS_REDIS_URL"), "use this Redis (redis://host:port/db) instead of starting one")
+	fs.StringVar(&c.postgresURL, "postgres-url", os.Getenv("IDEMCHAOS_POSTGRES_URL"), "use this Postgres (postgres://user@host:port/db, a role that may CREATE DATABASE)")
+	fs.BoolVar(&c.noDocker, "no-docker", false, "never try a Docker engine; start local binaries")
 }
 
 // registerQuiet adds --quiet, for every command that provisions stores.

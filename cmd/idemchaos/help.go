@@ -80,6 +80,17 @@ var commands = []command{
 			"each refusal status of the profile (ietf: 400, 409, 422; stripe: 409, 400) documented with a JSON body, and " +
 			"the profile's replay marker header (stripe: Idempotent-Replayed) documented on the success answers. Exit 0 " +
 			"when it documents the contract, 1 with one line per gap, 2 for a description it cannot read."},
+	{"client", []string{"[--shape json|stripe] [--seed N] [--seeds N] [--require-key] [--out DIR] -- COMMAND [ARG...]"},
+		"judge your retrying client (idemchaos serves the API)",
+		"Serves the payment API (pg-tx on its own Postgres, in the --shape the client speaks) with seeded faults in " +
+			"front of it: answers dropped after the commit, resets before the request is read, a commit held while the " +
+			"client retries (409), 503 and 429 with Retry-After, answers after the client's timeout. It runs COMMAND with " +
+			"IDEMCHAOS_URL, IDEMCHAOS_OPS (a JSON file of the charges to make), IDEMCHAOS_TIMEOUT_MS and IDEMCHAOS_SHAPE, " +
+			"reads one line per operation from its output (\"op-01 succeeded ...\" or \"op-01 failed ...\"), and judges " +
+			"what the server received and what the client told against the ledger: a retry under a new key or none, a key " +
+			"for two operations, a changed body, no back-off, Retry-After ignored, a failure told for a charge that " +
+			"happened. Exit 0 pass, 1 an anomaly, 4 inconclusive (an operation never sent or never reported, a fault " +
+			"never met), 2 bad input, 3 environment."},
 	{"conformance", []string{"[--targets a,b] [--scenarios x,y] [--profiles p,q] [--seeds N] [--out DIR] [--md FILE]",
 		"--seeds 1 --golden FILE", "--from DIR [--md FILE] [--verdicts FILE]"}, "the idempotency libraries under every scenario (CONFORMANCE.md)",
 		"Builds and starts each conformance target (Fiber v2's idempotency middleware, @node-idempotency/core, " +

@@ -61,6 +61,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdBench(ctx, args[1:], stdout, stderr)
 	case "lint":
 		err = cmdLint(args[1:], stdout)
+	case "client":
+		err = cmdClient(ctx, args[1:], stdout, stderr)
 	case "conformance":
 		err = cmdConformance(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":

@@ -53,9 +53,9 @@ func cliAccepts(argv []string, env map[string]string) error {
 	if len(argv) < 2 || filepath.Base(argv[0]) != "idemchaos" {
 		return fmt.Errorf("%q is not an idemchaos command line", argv)
 	}
-	checks := [][]string{append(slices.Clone(argv[1:]), "-h")}
-	if slices.Contains([]string{"run", "matrix", "soak"}, argv[1]) {
-		checks = append(checks, append(slices.Clone(argv[1:]), "--dry-run"))
+	checks := [][]string{withFlag(argv[1:], "-h")}
+	if slices.Contains([]string{"run", "matrix", "soak", "client"}, argv[1]) {
+		checks = append(checks, withFlag(argv[1:], "--dry-run"))
 	}
 	for _, args := range checks {
 		cmd := exec.Command(binary, args...)
@@ -76,6 +76,15 @@ func cliAccepts(argv []string, env map[string]string) error {
 		}
 	}
 	return nil
+}
+
+// withFlag adds flag to args: last, or before a "--" that ends the flags
+// (client: the client's own command line follows it).
+func withFlag(args []string, flag string) []string {
+	if i := slices.Index(args, "--"); i >= 0 {
+		return slices.Concat(args[:i], []string{flag}, args[i:])
+	}
+	return append(slices.Clone(args), flag)
 }
 
 // flagValues reads --name value, --name=value and bare boolean flags from

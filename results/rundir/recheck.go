@@ -44,13 +44,11 @@ func Recheck(dirs []string) (checked []Checked, incomplete []string, err error) 
 			incomplete = append(incomplete, d)
 			continue
 		}
-		rec, saved, err := ReadRecord(d)
+		c, err := recheck(d)
 		if err != nil {
 			return nil, nil, err
 		}
-		now := scenarios.Judge(rec)
-		now.DurationMS = saved.DurationMS
-		checked = append(checked, Checked{Dir: d, Record: rec, Saved: saved, Now: now})
+		checked = append(checked, c)
 	}
 	return checked, incomplete, nil
 }
@@ -71,4 +69,19 @@ func Finished(root string) ([]scenarios.Result, error) {
 		out = append(out, res)
 	}
 	return out, nil
+}
+
+// recheck judges one finished cell again, a client mode run with
+// JudgeClient (its Record left empty).
+func recheck(dir string) (Checked, error) {
+	if isClient(dir) {
+		rec, saved, err := ReadClient(dir)
+		now := scenarios.JudgeClient(rec)
+		now.DurationMS = saved.DurationMS
+		return Checked{Dir: dir, Saved: saved, Now: now}, err
+	}
+	rec, saved, err := ReadRecord(dir)
+	now := scenarios.Judge(rec)
+	now.DurationMS = saved.DurationMS
+	return Checked{Dir: dir, Record: rec, Saved: saved, Now: now}, err
 }

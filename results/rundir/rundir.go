@@ -119,7 +119,8 @@ func readHistory(path string) (history.History, error) {
 	return h, nil
 }
 
-// Cells lists the cell directories under root that hold a plan, sorted.
+// Cells lists the cell directories under root that hold a plan, and
+// those of client mode runs (ClientDir), sorted.
 func Cells(root string) ([]string, error) {
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("%s is not a run directory", root)
@@ -132,9 +133,15 @@ func Cells(root string) ([]string, error) {
 	for i, f := range found {
 		dirs[i] = filepath.Dir(f)
 	}
+	clients, err := clientCells(root)
+	if err != nil {
+		return nil, err
+	}
+	dirs = append(dirs, clients...)
 	sort.Strings(dirs)
 	if len(dirs) == 0 {
-		return nil, fmt.Errorf("%s holds no cells (want %s)", root, filepath.Join("cells", "STRATEGY", "SCENARIO", "seed-N", CellFile))
+		return nil, fmt.Errorf("%s holds no cells (want %s, or %s for a run of client mode)", root,
+			filepath.Join("cells", "STRATEGY", "SCENARIO", "seed-N", CellFile), filepath.Join("clients", "NAME", "SHAPE", "seed-N", ClientFile))
 	}
 	return dirs, nil
 }
