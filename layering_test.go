@@ -120,7 +120,7 @@ var rules = []rule{
 		name:   "only-entry-points-run",
 		kind:   noImport,
 		from:   []string{"..."},
-		except: []string{"engine/...", "scenarios/scenariotest", "cmd/..."},
+		except: []string{"engine/...", "scenarios/scenariotest", "scenarios/clienttest", "cmd/..."},
 		forbid: []string{"engine/..."},
 	},
 	// The run's records sit below both the engine that fills them and the
@@ -155,13 +155,15 @@ var rules = []rule{
 	// commands read the environment or flags; every other package gets its
 	// settings as arguments, so a run is reproduced from its recorded
 	// parameters alone.
-	// provisiontest is the one exception, for test binaries (which have no
-	// flags of their own): its FromEnv reads where the tests' stores are.
+	// provisiontest and clienttest are the exceptions, for test binaries
+	// (which have no flags of their own): provisiontest's FromEnv reads
+	// where the tests' stores are, clienttest hands a client run as a
+	// command the test's own environment.
 	{
 		name:   "only-cmd-reads-ambient",
 		kind:   noAmbient,
 		from:   []string{"..."},
-		except: []string{"cmd/...", "targets/provision/provisiontest"},
+		except: []string{"cmd/...", "targets/provision/provisiontest", "scenarios/clienttest"},
 	},
 	// Test support is for tests: a package of the module that imports it
 	// outside its _test.go files would ship the exception above, or a test
@@ -170,7 +172,7 @@ var rules = []rule{
 		name:   "test-support-only-in-tests",
 		kind:   noImport,
 		from:   []string{"..."},
-		forbid: []string{"targets/provision/provisiontest", "targets/strategy/strategytest", "scenarios/scenariotest"},
+		forbid: []string{"targets/provision/provisiontest", "targets/strategy/strategytest", "scenarios/scenariotest", "scenarios/clienttest"},
 	},
 }
 

@@ -86,7 +86,9 @@ func read(r io.Reader, echo io.Writer, ops []history.Operation, t0 time.Time) ch
 	}
 }
 
-func commandLine(c []string) string { return strings.Join(c, " ") }
+// commandLine is the client's command line, for the repro ("": a Go
+// client, named by its test).
+func commandLine(cfg Config) string { return strings.Join(cfg.Command, " ") }
 
 func logOf(cfg Config) io.Writer {
 	if cfg.Log == nil {

@@ -31,6 +31,10 @@ type Config struct {
 	Command []string
 	Dir     string
 	Environ []string
+	// Func, instead of Command, is a client under test in Go, called once
+	// per operation in turn: a nil error is the operation told succeeded,
+	// an error told failed (its text the detail).
+	Func func(ctx context.Context, c Call) error
 	// Name is the client's name in the results ("": scenarios.ClientName
 	// of Command).
 	Name  string
@@ -68,8 +72,11 @@ const settle = 30 * time.Second
 // not be started), not the client's verdict.
 func Run(ctx context.Context, cfg Config) (scenarios.ClientRecord, error) {
 	cfg.Ops, cfg.Bound = cmp.Or(cfg.Ops, DefaultOps), cmp.Or(cfg.Bound, DefaultBound)
-	if len(cfg.Command) == 0 {
+	switch {
+	case len(cfg.Command) == 0 && cfg.Func == nil:
 		return scenarios.ClientRecord{}, errors.New("client mode needs the client's command (after --)")
+	case cfg.Services == nil:
+		return scenarios.ClientRecord{}, errors.New("client mode needs the stores to serve the API on")
 	}
 	plan, err := Plan(cfg.Seed, cfg.Ops)
 	if err != nil {
@@ -79,7 +86,7 @@ func Run(ctx context.Context, cfg Config) (scenarios.ClientRecord, error) {
 	if cfg.RequireKey && profile.MissingKey == 0 {
 		profile.MissingKey = api.IETF.MissingKey
 	}
-	rec := scenarios.ClientRecord{Name: cmp.Or(cfg.Name, scenarios.ClientName(cfg.Command)), Command: commandLine(cfg.Command),
+	rec := scenarios.ClientRecord{Name: cmp.Or(cfg.Name, scenarios.ClientName(cfg.Command)), Command: commandLine(cfg),
 		Shape: cfg.Shape.Name, Profile: profile, Plan: plan}
 	rec.Run.Ops = scenarios.Operations(plan)
 	srv, err := serve(ctx, cfg, plan, profile)
@@ -92,7 +99,12 @@ func Run(ctx context.Context, cfg Config) (scenarios.ClientRecord, error) {
 		}
 	}()
 	start := time.Now()
-	out, err := runChild(ctx, cfg, srv.env(cfg, plan), rec.Run.Ops)
+	var out childOut
+	if cfg.Func != nil {
+		out, err = runFunc(ctx, cfg, srv.call(cfg, plan), rec.Run.Ops)
+	} else {
+		out, err = runChild(ctx, cfg, srv.env(cfg, plan), rec.Run.Ops)
+	}
 	if err != nil {
 		return rec, err
 	}

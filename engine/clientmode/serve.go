@@ -144,6 +144,11 @@ func (s *served) env(cfg Config, plan workload.ClientPlan) []string {
 	}
 }
 
+// call is what a Go client under test is given, but the operation.
+func (s *served) call(cfg Config, plan workload.ClientPlan) Call {
+	return Call{URL: "http://" + s.replica.Addr, Timeout: plan.Timeout, Shape: cfg.Shape.Name}
+}
+
 // settle waits for the requests the client left running, then fills what
 // the server received and the ledger's charges into rec.
 func (s *served) settle(ctx context.Context, rec *scenarios.ClientRecord) error {
