@@ -185,14 +185,23 @@ func classOfNames(names []string, pinned Class) Class {
 // CompareGolden compares got with the verdicts pinned in the golden file
 // at path, as Compare does; an error says the file cannot be read.
 func CompareGolden(path string, got []Verdict) ([]string, error) {
+	want, err := ReadVerdictsFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Compare(want, got), nil
+}
+
+// ReadVerdictsFile reads the golden file at path.
+func ReadVerdictsFile(path string) ([]Verdict, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	want, err := ReadVerdicts(f)
+	vs, err := ReadVerdicts(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return Compare(want, got), nil
+	return vs, nil
 }

@@ -75,6 +75,11 @@ func cmdConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	started := time.Now()
 	prog := newProgress(stderr, 0, f.common.quiet)
 	plan.Watch, plan.Out = prog, f.out
+	if f.golden != "" {
+		if plan.Again, err = pinnedVerdicts(f.golden); err != nil {
+			return usageErrorf("--golden: %v", err)
+		}
+	}
 	src, err := filepath.Abs(f.source)
 	if err != nil {
 		return usageErrorf("--source: %v", err)
@@ -186,6 +191,21 @@ func (f *conformanceFlags) verdict(table conformance.Table, stderr io.Writer) er
 		}
 	}
 	return verdictExit(code)
+}
+
+// pinnedVerdicts says which cells the golden file at path pins with a
+// verdict, not as inconclusive: a run of one that proved nothing runs
+// again before the verdicts are compared.
+func pinnedVerdicts(path string) (func(row, scenario string) bool, error) {
+	vs, err := conformance.ReadVerdictsFile(path)
+	if err != nil {
+		return nil, err
+	}
+	pinned := map[[2]string]bool{}
+	for _, v := range vs {
+		pinned[[2]string{v.Row, v.Scenario}] = v.Class != conformance.Inconclusive
+	}
+	return func(row, scenario string) bool { return pinned[[2]string{row, scenario}] }, nil
 }
 
 // plan reads the flags into the run's plan.

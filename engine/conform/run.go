@@ -6,12 +6,15 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/idemchaos/idemchaos/conformance"
 	"github.com/idemchaos/idemchaos/engine"
 	"github.com/idemchaos/idemchaos/results"
+	"github.com/idemchaos/idemchaos/results/rundir"
 	"github.com/idemchaos/idemchaos/scenarios"
 )
 
@@ -34,6 +37,11 @@ type Plan struct {
 	Parallel int
 	Out      string // the run directory ("": none)
 	Watch    engine.Watcher
+	// Again says which cells run once more when their run proved nothing
+	// (nil: none): a check against pinned verdicts asks it for the cells
+	// pinned with a verdict, as an inconclusive run is no evidence
+	// against one. The second run's result stands, saying so.
+	Again func(row, scenario string) bool
 }
 
 // Outcome is what a run found: the results in row, scenario, seed order,
@@ -131,7 +139,33 @@ func (d *deployment) run(ctx context.Context, e Env, p Plan, watch engine.Watche
 		return nil, nil, err
 	}
 	res, err := engine.RunAll(ctx, []engine.Executor{svc}, cells, engine.Batch{Out: p.Out, Watch: watch})
+	if err == nil && p.Again != nil {
+		err = again(ctx, svc, p, cells, res, watch)
+	}
 	return res, skipped, errors.Join(err, svc.Close())
+}
+
+// again runs once more each cell whose run proved nothing and that p.Again
+// asks for, and puts the new result in its place, noting why it ran twice.
+func again(ctx context.Context, svc engine.Executor, p Plan, cells []scenarios.Cell, res []scenarios.Result, watch engine.Watcher) error {
+	for i, r := range res {
+		if r.Verdict != scenarios.Inconclusive || !p.Again(r.Strategy, r.Scenario) {
+			continue
+		}
+		if p.Out != "" {
+			if err := os.RemoveAll(rundir.CellDir(p.Out, cells[i])); err != nil {
+				return err
+			}
+		}
+		second, err := engine.RunAll(ctx, []engine.Executor{svc}, cells[i:i+1], engine.Batch{Out: p.Out, Watch: watch})
+		if err != nil {
+			return err
+		}
+		res[i] = second[0]
+		res[i].Adapted = append(res[i].Adapted, fmt.Sprintf("seed %d ran a second time: its first run proved nothing (%s)",
+			r.Seed, strings.Join(r.Assumptions, "; ")))
+	}
+	return nil
 }
 
 // cells are the row's cells that can run against its target, and a skip
