@@ -89,7 +89,7 @@ func WriteDemoList(w io.Writer) error {
 		b.WriteString(wrapWords("  "+string(l.Anomaly)+": ", "    ", l.Shows, DemoWidth))
 		b.WriteString("    " + cmd + "\n")
 	}
-	b.WriteString("HIDDEN-RETRY LESSON: WHAT ITS DEMO SHOWS\n")
+	b.WriteString("CLIENT LESSON: WHAT ITS DEMO SHOWS\n")
 	for _, l := range scenarios.HiddenLessons() {
 		b.WriteString(wrapWords("  "+l.Name+": ", "    ", l.Shows, DemoWidth))
 		b.WriteString("    idemchaos demo " + l.Name + "\n")

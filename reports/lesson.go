@@ -14,6 +14,7 @@ import (
 const (
 	HTTPResendTitle = "demo: " + scenarios.LessonGoHTTPResend + ", Go's net/http re-sends a keyed POST on a reused connection"
 	RedisRetryTitle = "demo: " + scenarios.LessonGoRedisRetry + ", go-redis v9 re-sends a SET NX whose reply was lost"
+	ClientTitle     = "demo: " + scenarios.LessonClientNewKey + ", the same dropped answer, two payment clients"
 )
 
 // lesson is a hidden-retry lesson as printed: its runs told step by step
@@ -44,6 +45,33 @@ var (
 			"answering. A client library that retries on its own turns a lost reply into a wrong answer for any " +
 			"command that is not idempotent: SET NX, INCR, LPUSH."}
 )
+
+// clientLesson is the client lesson's fixed words.
+var clientLesson = lesson{title: ClientTitle, loud: "DOUBLE CHARGE",
+	intro: "idemchaos serves the payment API (pg-tx) and drops the answer to a charge's first try after the charge " +
+		"committed: the money moved, the client sees a network error. Two clients, written alike with net/http, " +
+		"three tries a quarter of a second apart, differ in one line: where the Idempotency-Key is made.",
+	avoid: "Make the key once per operation, when the user asks to pay, keep it with the operation (persist it if " +
+		"the process may restart) and send it on every try: the server then knows a retry from a new payment. " +
+		"`idemchaos client -- YOUR-CLIENT` checks that, and the rest of the client's half, under every fault " +
+		"(docs/clients.md)."}
+
+// WriteClientLesson prints the client lesson: each client (the key kept,
+// then a key per try) told step by step, then how to avoid the trap. It
+// reports whether a client was charged twice.
+func WriteClientLesson(w io.Writer, runs []scenarios.ClientLessonRun, v View) (doubled bool, err error) {
+	l := clientLesson
+	for _, r := range runs {
+		lines, d := narrate.ClientLesson(r)
+		doubled = doubled || d
+		label := "a client that makes the key once per operation"
+		if r.NewKeyPerTry {
+			label = "a client that makes a new key for every try"
+		}
+		l = l.with(label, lines)
+	}
+	return doubled, l.write(w, v)
+}
 
 // WriteHTTPResend prints the net/http lesson: each run (no key layer, then
 // pg-tx) told step by step, then how the harness keeps it out of its own

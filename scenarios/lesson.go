@@ -3,13 +3,15 @@ package scenarios
 import (
 	"slices"
 
+	"github.com/idemchaos/idemchaos/sim/workload"
 	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
 
-// A hidden-retry lesson is a demo of a client library re-sending a call
-// behind its caller's back (DESIGN.md section 6): not an anomaly class of
-// the checker, which sees only what such a re-send leaves in the stores,
-// but a trap every team using the library meets.
+// A lesson is a demo of what a client does when it retries: a client
+// library re-sending a call behind its caller's back (DESIGN.md section
+// 6), or a payment client's choice of key for its retry. Not an anomaly
+// class of the server's checker, which sees only what such a retry leaves
+// in the stores, but a trap every team meets.
 
 // HiddenLesson names one hidden-retry lesson and what the room sees.
 type HiddenLesson struct {
@@ -28,6 +30,9 @@ var hiddenLessons = []HiddenLesson{
 	{LessonGoHTTPResend, "Go's net/http Transport re-sends a POST carrying an Idempotency-Key when its reused " +
 		"connection dies before any response byte: a second attempt the application never sent, charged again " +
 		"without a key layer"},
+	{LessonClientNewKey, "the same dropped answer after the commit, met by a client that keeps its key (the retry " +
+		"gets the stored answer, one charge) and by one that makes a new key per try (the retry is a new payment: " +
+		"charged twice)"},
 }
 
 // HTTPResendStrategies are the strategies the net/http lesson runs, in
@@ -68,4 +73,26 @@ type HTTPResend struct {
 	Status    int    `json:"status"`     // what the application got (0: an error)
 	Replayed  bool   `json:"replayed"`   // the answer the application got was a replay
 	Err       string `json:"err"`
+}
+
+// LessonClientNewKey is the client lesson: the other half of the
+// contract, the key a client sends on its retry.
+const LessonClientNewKey = "client-new-key"
+
+// ClientLesson is the client lesson's plan: one operation, whose first
+// try's answer is dropped after the charge committed.
+func ClientLesson() workload.ClientPlan {
+	p := workload.ClientDefaults
+	p.Seed, p.Opening = 1, 1_000_000
+	p.Ops = []workload.ClientOp{{ID: "op-01", Account: "acct-op-01", Amount: 2700, Currency: "usd",
+		Faults: []workload.FrontFault{workload.DropAfterCommit}}}
+	return p
+}
+
+// ClientLessonRun is one client of the client lesson, run: whether it
+// makes a new key per try, what client mode recorded, and its judgement.
+type ClientLessonRun struct {
+	NewKeyPerTry bool         `json:"new_key_per_try"`
+	Record       ClientRecord `json:"record"`
+	Result       Result       `json:"result"`
 }

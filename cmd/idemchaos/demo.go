@@ -8,9 +8,11 @@ import (
 	"time"
 
 	"github.com/idemchaos/idemchaos/engine"
+	"github.com/idemchaos/idemchaos/engine/clientmode"
 	"github.com/idemchaos/idemchaos/reports"
 	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/targets/provision"
 	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
 
@@ -134,6 +136,8 @@ func demoLesson(ctx context.Context, name string, c common, view reports.View, s
 	switch name {
 	case scenarios.LessonGoHTTPResend:
 		sprang, err = httpLesson(ctx, s.Builtins[0], view, stdout)
+	case scenarios.LessonClientNewKey:
+		sprang, err = clientLesson(ctx, s.Services, view, stdout)
 	default:
 		sprang, err = redisLesson(ctx, s.Builtins[0], view, stdout)
 	}
@@ -155,6 +159,16 @@ func httpLesson(ctx context.Context, b *engine.Builtin, view reports.View, stdou
 		runs = append(runs, r)
 	}
 	return reports.WriteHTTPResend(stdout, runs, view)
+}
+
+// clientLesson: the same dropped answer, met by a client that keeps its
+// key, then by one that makes a new key per try.
+func clientLesson(ctx context.Context, services *provision.Services, view reports.View, stdout io.Writer) (bool, error) {
+	runs, err := clientmode.Lesson(ctx, services)
+	if err != nil {
+		return false, envError(err)
+	}
+	return reports.WriteClientLesson(stdout, runs, view)
 }
 
 // redisLesson: the same SET NX and fault with the library's default

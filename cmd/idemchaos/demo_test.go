@@ -123,6 +123,18 @@ func TestDemoGoHTTPResendTellsTheSameStoryEveryTime(t *testing.T) {
 		"one ledger charge")
 }
 
+// TestDemoClientNewKeyTellsTheSameStoryEveryTime: the client lesson's
+// dropped answer is met by a client that keeps its key (one charge, the
+// replay) and one that makes a key per try (two), the same way on every
+// run; exit 1, the second charged twice.
+func TestDemoClientNewKeyTellsTheSameStoryEveryTime(t *testing.T) {
+	assertSameStory(t, []string{"demo", "client-new-key"}, "a client that makes the key once per operation",
+		"try 2: the client sends it again with key A, the same key", "replays its stored answer, charge 1: no money moves",
+		"one ledger charge on acct-op-01", "a client that makes a new key for every try",
+		"try 2: the client sends it again with key B, a new one", "DOUBLE CHARGE: 2 ledger charges on acct-op-01 for one payment",
+		"(retry_new_key)")
+}
+
 // TestDemoBalanceTellsTheDriftTheSameWayEveryTime: pg-split-debit's
 // debit commits before the cut, and the story says so, with the money the
 // account lost beside its one charge row, the same on every run of a seed.

@@ -44,6 +44,9 @@ type Config struct {
 	RequireKey bool
 	Seed       uint64
 	Ops        int // operations in the plan; 0: DefaultOps
+	// Plan, if given, is the plan to run instead of the one drawn from
+	// Seed and Ops (a demo's, made for its story).
+	Plan *workload.ClientPlan
 	// Bound is the longest the client may run ("": DefaultBound); past it
 	// it is killed and the operations it did not report are inconclusive.
 	Bound time.Duration
@@ -78,7 +81,7 @@ func Run(ctx context.Context, cfg Config) (scenarios.ClientRecord, error) {
 	case cfg.Services == nil:
 		return scenarios.ClientRecord{}, errors.New("client mode needs the stores to serve the API on")
 	}
-	plan, err := Plan(cfg.Seed, cfg.Ops)
+	plan, err := planOf(cfg)
 	if err != nil {
 		return scenarios.ClientRecord{}, err
 	}
@@ -114,6 +117,14 @@ func Run(ctx context.Context, cfg Config) (scenarios.ClientRecord, error) {
 		return rec, fmt.Errorf("reading what the client's charges left: %w", err)
 	}
 	return rec, nil
+}
+
+// planOf is the run's plan: cfg.Plan, else the seed's.
+func planOf(cfg Config) (workload.ClientPlan, error) {
+	if cfg.Plan != nil {
+		return *cfg.Plan, nil
+	}
+	return Plan(cfg.Seed, cfg.Ops)
 }
 
 // Plan is the client plan of a seed: n operations and their faults.
