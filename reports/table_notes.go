@@ -31,11 +31,26 @@ func multiSeed(cells []results.Cell) bool {
 	return false
 }
 
+// clientCells reports whether every cell is a run of client mode.
+func clientCells(cells []results.Cell) bool {
+	for _, c := range cells {
+		if !scenarios.IsClientScenario(c.Scenario) {
+			return false
+		}
+	}
+	return len(cells) > 0
+}
+
 // writeLegend says what the cells' words mean, in the layout shown, and
-// names the anomalies behind their short names.
-func writeLegend(w io.Writer, v View, compact, service, seeds, exercised bool) {
+// names the anomalies behind their short names (the client checker's, for
+// runs of client mode).
+func writeLegend(w io.Writer, v View, compact, service, seeds, exercised, clients bool) {
 	var entries []string
 	switch {
+	case clients:
+		entries = []string{"pass = the client kept its half of the contract",
+			"!!FAIL nk=1 = your client broke these rules (counts summed over the seeds)",
+			"inconclusive = nothing proved (a self-check failed)"}
 	case service && compact:
 		entries = []string{"pass = every invariant held", "!!DC = your service broke these invariants",
 			"inconcl = inconclusive: nothing proved (a self-check failed)"}
@@ -64,8 +79,12 @@ func writeLegend(w io.Writer, v View, compact, service, seeds, exercised bool) {
 		entries = append(entries, "exercised 3/20 = 3 of the 20 seeds did what the scenario is about (none: inconclusive)")
 	}
 	fmt.Fprint(w, "\n"+wrapWords("cells: ", "       ", strings.Join(entries, "; "), v.legendLimit()))
+	list := check.Anomalies()
+	if clients {
+		list = check.ClientAnomalies()
+	}
 	var names []string
-	for _, a := range check.Anomalies() {
+	for _, a := range list {
 		names = append(names, a.Short()+" "+string(a))
 	}
 	fmt.Fprint(w, wrapList("anomalies: ", names, v.legendLimit()))

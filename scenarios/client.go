@@ -15,7 +15,13 @@ import (
 
 // ClientScenario names the scenario of a client mode run in its shape
 // ("client/json"): a result's column.
-func ClientScenario(shape string) string { return "client/" + shape }
+func ClientScenario(shape string) string { return clientPrefix + shape }
+
+const clientPrefix = "client/"
+
+// IsClientScenario reports whether a result's scenario is a run of client
+// mode.
+func IsClientScenario(name string) bool { return strings.HasPrefix(name, clientPrefix) }
 
 // ClientRecord is what a run of client mode observed: the plan, what the
 // server received, what the client said, the ledger; and how the client's

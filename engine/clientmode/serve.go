@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -83,11 +84,15 @@ func (s *served) start(ctx context.Context, cfg Config, plan workload.ClientPlan
 	t0 := time.Now()
 	since := func() time.Duration { return time.Since(t0) }
 	points := &failpoint.Set{}
-	hold := func(id string, d time.Duration) {
+	hold := func(id string, d time.Duration) <-chan struct{} {
+		held := make(chan struct{})
+		var once sync.Once
 		points.Arm("hold-"+id, api.BeforeCommit, failpoint.Attempt(id), func(ctx context.Context, _ failpoint.Hit) func() {
+			once.Do(func() { close(held) })
 			sleep(ctx, d)
 			return nil
 		})
+		return held
 	}
 	wrap := func(h http.Handler) http.Handler {
 		s.front = front.New(front.Config{Plan: plan, Shape: cfg.Shape, Next: server.Shaped(cfg.Shape, h), Hold: hold, Since: since})

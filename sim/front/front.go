@@ -45,7 +45,9 @@ type Config struct {
 	Next http.Handler
 	// Hold holds the commit of the attempt with that id for d (the
 	// InFlight fault): the caller arms it on the strategy's failpoints.
-	Hold func(attemptID string, d time.Duration)
+	// The channel it returns is closed once the hold begins: the key is
+	// claimed, and a retry of it now meets it in flight.
+	Hold func(attemptID string, d time.Duration) (held <-chan struct{})
 	// Since is the time since the run's start.
 	Since func() time.Duration
 }
@@ -110,9 +112,7 @@ func (f *Front) apply(w http.ResponseWriter, r *http.Request, rec *history.Recei
 	case workload.ResetBeforeRead:
 		reset(w)
 	case workload.InFlight:
-		f.cfg.Hold(rec.ID, f.cfg.Plan.Hold)
-		detached := r.Clone(context.WithoutCancel(r.Context()))
-		f.work.Go(func() { f.serve(detached) })
+		f.inFlight(r, rec.ID)
 		reset(w)
 	case workload.Unavailable, workload.RateLimited:
 		rec.Status, rec.RetryAfter = f.refuse(w, workload.FrontFault(rec.Fault))
@@ -125,6 +125,32 @@ func (f *Front) apply(w http.ResponseWriter, r *http.Request, rec *history.Recei
 	default:
 		got := f.serve(r)
 		rec.Charge, rec.Status = chargeOf(got), relay(w, got)
+	}
+}
+
+// claimWait bounds how long an in-flight request's connection stays open
+// waiting for its commit to be held.
+const claimWait = 5 * time.Second
+
+// inFlight starts the request on its own, its commit held, and returns
+// once the hold has begun (or the request ended without reaching its
+// commit): the connection is reset only then, so the client's retry,
+// however quick (a transport's own re-send comes within a millisecond),
+// meets the key in flight instead of racing the original for it.
+func (f *Front) inFlight(r *http.Request, id string) {
+	held := f.cfg.Hold(id, f.cfg.Plan.Hold)
+	detached := r.Clone(context.WithoutCancel(r.Context()))
+	done := make(chan struct{})
+	f.work.Go(func() {
+		defer close(done)
+		f.serve(detached)
+	})
+	t := time.NewTimer(claimWait)
+	defer t.Stop()
+	select {
+	case <-held:
+	case <-done:
+	case <-t.C:
 	}
 }
 
@@ -147,8 +173,8 @@ func (f *Front) late(ctx context.Context) bool {
 	}
 }
 
-// refuse answers 503 or 429 with the plan's Retry-After, in the shape's
-// error form.
+// refuse answers 503 or 429 in the shape's error form, with the plan's
+// Retry-After unless the shape's API sends none (then retryAfter is 0).
 func (f *Front) refuse(w http.ResponseWriter, fault workload.FrontFault) (status, retryAfter int) {
 	status, code, msg := http.StatusServiceUnavailable, "unavailable", "the service is unavailable; retry later"
 	if fault == workload.RateLimited {
@@ -157,10 +183,13 @@ func (f *Front) refuse(w http.ResponseWriter, fault workload.FrontFault) (status
 	b, _ := jsonError(code, msg) // two strings cannot fail to encode
 	status, b = f.cfg.Shape.Answer(status, b)
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", strconv.Itoa(f.cfg.Plan.RetryAfter))
+	if !f.cfg.Shape.NoRetryAfter {
+		retryAfter = f.cfg.Plan.RetryAfter
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
+	}
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
-	return status, f.cfg.Plan.RetryAfter
+	return status, retryAfter
 }
 
 func (f *Front) record(rec history.Received) {

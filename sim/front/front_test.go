@@ -59,10 +59,11 @@ func TestEachFaultDoesWhatItSays(t *testing.T) {
 	var heldMu sync.Mutex
 	t0 := time.Now()
 	fr := front.New(front.Config{Plan: plan, Shape: api.JSONShape, Next: fake, Since: func() time.Duration { return time.Since(t0) },
-		Hold: func(id string, d time.Duration) {
+		Hold: func(id string, d time.Duration) <-chan struct{} {
 			heldMu.Lock()
 			held = append(held, fmt.Sprintf("%s %s", id, d))
 			heldMu.Unlock()
+			return nil // never held: the front waits for the request to end
 		}})
 	srv := httptest.NewServer(fr)
 	defer srv.Close()
@@ -134,5 +135,80 @@ func TestUnknownAccountsAndOtherPathsPassThrough(t *testing.T) {
 	got, _ := fr.Received()
 	if len(got) != 1 || got[0].Op != "" || got[0].Fault != "" {
 		t.Fatalf("recorded %+v: want it recorded under no operation, with no fault", got)
+	}
+}
+
+// claimingAPI is a payment API that takes a while to claim a request's
+// key, then says its commit is held (as the strategy's failpoint does).
+type claimingAPI struct {
+	claim time.Duration
+	held  chan struct{}
+	mu    sync.Mutex
+	at    time.Time // when the hold began
+}
+
+func (c *claimingAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	time.Sleep(c.claim)
+	c.mu.Lock()
+	c.at = time.Now()
+	c.mu.Unlock()
+	close(c.held)
+	w.WriteHeader(http.StatusCreated)
+}
+
+// TestInFlightResetsOnlyOnceTheCommitIsHeld: the in-flight fault resets
+// the connection after the request's key is claimed and its commit held,
+// never before: a retry sent the moment the reset arrives (a transport's
+// own re-send) must meet the key in flight, not race the original for it.
+func TestInFlightResetsOnlyOnceTheCommitIsHeld(t *testing.T) {
+	plan := workload.ClientPlan{Timeout: 2 * time.Second, Hold: time.Second,
+		Ops: []workload.ClientOp{{ID: "op-1", Account: "acct-1", Amount: 100, Currency: "usd", Faults: []workload.FrontFault{workload.InFlight}}}}
+	next := &claimingAPI{claim: 150 * time.Millisecond, held: make(chan struct{})}
+	fr := front.New(front.Config{Plan: plan, Shape: api.JSONShape, Next: next, Since: func() time.Duration { return 0 },
+		Hold: func(string, time.Duration) <-chan struct{} { return next.held }})
+	srv := httptest.NewServer(fr)
+	defer srv.Close()
+	res, err := http.Post(srv.URL+api.PathCharges, "application/json", strings.NewReader(`{"account":"acct-1","amount":100,"currency":"usd"}`))
+	reset := time.Now()
+	if err == nil {
+		res.Body.Close()
+		t.Fatalf("the in-flight try got %d; want its connection reset", res.StatusCode)
+	}
+	next.mu.Lock()
+	at := next.at
+	next.mu.Unlock()
+	if at.IsZero() || reset.Before(at) {
+		t.Errorf("the connection was reset before the commit was held (held at %v, reset at %v)", at, reset)
+	}
+	if err := fr.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestStripeShapeSendsNoRetryAfter: Stripe's API sends no Retry-After,
+// so neither does the front in its shape, and none is recorded to judge a
+// client by; the built-in shape sends the plan's.
+func TestStripeShapeSendsNoRetryAfter(t *testing.T) {
+	for _, shape := range []api.Shape{api.StripeShape, api.JSONShape} {
+		plan := workload.ClientPlan{RetryAfter: 1, Ops: []workload.ClientOp{{ID: "op-1", Account: "acct-1", Amount: 100, Currency: "usd",
+			Faults: []workload.FrontFault{workload.Unavailable}}}}
+		fr := front.New(front.Config{Plan: plan, Shape: shape, Next: &fakeAPI{served: map[string]int{}}, Since: func() time.Duration { return 0 }})
+		srv := httptest.NewServer(fr)
+		body, ctype := `{"account":"acct-1","amount":100,"currency":"usd"}`, "application/json"
+		if shape.Name == api.StripeShape.Name {
+			body, ctype = "customer=acct-1&amount=100&currency=usd", "application/x-www-form-urlencoded"
+		}
+		res, err := http.Post(srv.URL+api.PathCharges, ctype, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		srv.Close()
+		got, _ := fr.Received()
+		want := shape.Name != api.StripeShape.Name
+		if res.StatusCode != 503 || (res.Header.Get("Retry-After") != "") != want || len(got) != 1 || (got[0].RetryAfter > 0) != want {
+			t.Errorf("%s: %d, Retry-After %q, recorded %+v; want 503 with a Retry-After: %v", shape.Name, res.StatusCode,
+				res.Header.Get("Retry-After"), got, want)
+		}
 	}
 }

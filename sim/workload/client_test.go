@@ -37,6 +37,10 @@ func TestClientPlanMeetsEveryFaultAndRepeatsBySeed(t *testing.T) {
 				if !slices.Contains(first, f) {
 					t.Errorf("seed %d, %d ops: no first try meets %s", seed, n, f)
 				}
+				if alone, then := dealt(p, f); alone == 0 || n >= 12 && then == 0 {
+					t.Errorf("seed %d, %d ops: %s is dealt alone %d times, with a second fault %d times; want both from 12 ops on, alone always",
+						seed, n, f, alone, then)
+				}
 			}
 			if len(accounts) != n {
 				t.Errorf("seed %d: %d accounts for %d operations: want one each", seed, len(accounts), n)
@@ -46,4 +50,18 @@ func TestClientPlanMeetsEveryFaultAndRepeatsBySeed(t *testing.T) {
 	if _, err := workload.NewClientPlan(1, workload.Seeded(1, "client"), 5); err == nil {
 		t.Error("a plan of 5 operations cannot meet the 6 faults; want an error")
 	}
+}
+
+// dealt counts the operations whose first try meets f, alone and followed
+// by a second fault.
+func dealt(p workload.ClientPlan, f workload.FrontFault) (alone, then int) {
+	for _, op := range p.Ops {
+		switch {
+		case len(op.Faults) == 1 && op.Faults[0] == f:
+			alone++
+		case len(op.Faults) == 2 && op.Faults[0] == f:
+			then++
+		}
+	}
+	return alone, then
 }

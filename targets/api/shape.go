@@ -28,6 +28,11 @@ type Shape struct {
 	// Answer turns the built-in answer (status and JSON body) into the
 	// shape's, its content type JSON.
 	Answer func(status int, body []byte) (int, []byte)
+	// NoRetryAfter says the API sends no Retry-After with a 429 or 503
+	// (Stripe's does not: stripe-node 22.3.1 dropped its support, as
+	// "the Stripe API doesn't ... send Retry-After"), so a client is not
+	// judged on one.
+	NoRetryAfter bool
 }
 
 // OptionalKey is the IETF profile for a server that accepts a charge
@@ -44,7 +49,8 @@ var JSONShape = Shape{Name: "json", Path: PathCharges, Profile: OptionalKey,
 // (amount, currency, customer: the account; other fields such as
 // metadata[...] are kept for the comparison and otherwise ignored),
 // answered 200 with a charge object or an {"error": {...}} object.
-var StripeShape = Shape{Name: "stripe", Path: PathCharges, Profile: Stripe, Decode: decodeForm, Answer: stripeAnswer}
+var StripeShape = Shape{Name: "stripe", Path: PathCharges, Profile: Stripe, Decode: decodeForm, Answer: stripeAnswer,
+	NoRetryAfter: true}
 
 var shapes = []Shape{JSONShape, StripeShape}
 
