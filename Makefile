@@ -8,7 +8,7 @@ SEEDS ?= 1
 FUZZTIME ?= 5s
 FUZZTIME_SERVERS ?= 10s
 
-.PHONY: matrix test check setup build docs fuzz test-services-long test-long test-failover-long conformance bench-compare matrix-stress
+.PHONY: matrix test check setup build docs fuzz test-services-long test-long test-failover-long conformance conformance-clients bench-compare matrix-stress
 
 matrix: setup
 	go run ./cmd/idemchaos matrix --seeds $(SEEDS)
@@ -72,6 +72,17 @@ conformance: setup
 	go run ./cmd/idemchaos conformance --seeds $(CONFORMANCE_SEEDS) --out conformance-run \
 		--md CONFORMANCE.md --verdicts conformance/verdicts.golden
 
+# The client table (CLIENTS.md): the SDKs and retry libraries of
+# conformance/clients/ at their pinned versions, each driven by a script of
+# its documented usage, judged by client mode on CLIENT_SEEDS seeds;
+# rewrites CLIENTS.md and conformance/clients.golden (the CI test runs one
+# seed and compares both).
+CLIENT_SEEDS ?= 5
+conformance-clients: setup
+	rm -rf conformance-clients-run
+	go run ./cmd/idemchaos conformance --clients --seeds $(CLIENT_SEEDS) --out conformance-clients-run \
+		--md CLIENTS.md --verdicts conformance/clients.golden
+
 # The side-by-side of bench/README.md: pgbench on pg-tx's and none's SQL,
 # wrk on the endpoints, idemchaos's closed and open models and vegeta's open
 # model (when installed: scripts/setup installs it), on stores
@@ -98,9 +109,11 @@ check:
 	go vet ./...
 	go mod tidy -diff
 	cd conformance/fiber && go vet ./... && go mod tidy -diff
+	cd conformance/clients/go && go vet ./... && go mod tidy -diff
 	cd e2e && go vet ./... && go mod tidy -diff
 	go run $(STATICCHECK) ./...
 	cd e2e && go run $(STATICCHECK) ./...
+	cd conformance/clients/go && go run $(STATICCHECK) ./...
 
 build:
 	go build -o bin/idemchaos ./cmd/idemchaos

@@ -32,10 +32,7 @@ func TestConformanceVerdicts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the conformance run takes minutes; -short leaves it to make conformance")
 	}
-	bin := filepath.Join(t.TempDir(), "idemchaos")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/idemchaos").CombinedOutput(); err != nil {
-		t.Fatalf("build idemchaos: %v\n%s", err, out)
-	}
+	bin := buildCLI(t)
 	out := filepath.Join(t.TempDir(), "run")
 	cmd := exec.Command(bin, "conformance", "--seeds", "1", "--quiet", "--source", "..", "--out", out,
 		"--golden", "verdicts.golden")
@@ -59,6 +56,16 @@ func TestConformanceVerdicts(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(out, "junit.xml")); err != nil || xml.Unmarshal(b, &suites) != nil {
 		t.Errorf("junit.xml is not a JUnit document: %v", err)
 	}
+}
+
+// buildCLI builds this checkout's idemchaos into a temporary directory.
+func buildCLI(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "idemchaos")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/idemchaos").CombinedOutput(); err != nil {
+		t.Fatalf("build idemchaos: %v\n%s", err, out)
+	}
+	return bin
 }
 
 // logInconclusive logs why each inconclusive cell of a failed run proved

@@ -22,12 +22,37 @@ import (
 // conformanceFlags are the flags of idemchaos conformance.
 type conformanceFlags struct {
 	common
+	tableFlags
 	targets, scens, profiles string
-	source, work             string
-	md, verdicts, golden     string
-	from                     string
-	first                    uint64
-	seeds, parallel          int
+}
+
+// tableFlags are the flags the two conformance tables share: where the
+// repository is and its rows are built, the seeds, the rows at once, and
+// the table's outputs.
+type tableFlags struct {
+	source, work               string
+	md, verdicts, golden, from string
+	first                      uint64
+	seeds, parallel            int
+}
+
+// tableNames are what a table's flags name: a row, and the files its
+// table and verdicts are committed as.
+type tableNames struct {
+	row, md, verdicts string
+	seeds             int
+}
+
+func (f *tableFlags) register(fs *flag.FlagSet, n tableNames) {
+	fs.StringVar(&f.source, "source", ".", "the idemchaos repository, where conformance/ and cmd/paymentd are")
+	fs.StringVar(&f.work, "work", "", "where the "+n.row+"s are built (default: a temporary directory)")
+	fs.Uint64Var(&f.first, "seed", 1, "first seed")
+	fs.IntVar(&f.seeds, "seeds", n.seeds, "seeds per "+n.row+": seed, seed+1, ...")
+	fs.IntVar(&f.parallel, "parallel", 2, n.row+"s run at once (1 to 4)")
+	fs.StringVar(&f.md, "md", "", "write the table and its findings as Markdown to FILE ("+n.md+")")
+	fs.StringVar(&f.verdicts, "verdicts", "", "write the verdicts, one line per "+n.row+", to FILE ("+n.verdicts+")")
+	fs.StringVar(&f.from, "from", "", "render a saved run directory (its --out) again instead of running: after the findings changed")
+	fs.StringVar(&f.golden, "golden", "", "compare the verdicts with this golden file: exit 1 with the difference if a verdict changed")
 }
 
 func cmdConformance(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -38,15 +63,7 @@ func cmdConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.StringVar(&f.targets, "targets", "", "comma-separated conformance targets (default: all)")
 	fs.StringVar(&f.scens, "scenarios", "", "comma-separated scenarios (default: all that can run)")
 	fs.StringVar(&f.profiles, "profiles", "", "comma-separated profiles (default: ietf,stripe)")
-	fs.StringVar(&f.source, "source", ".", "the idemchaos repository, where conformance/ and cmd/paymentd are")
-	fs.StringVar(&f.work, "work", "", "where the targets are built (default: a temporary directory)")
-	fs.Uint64Var(&f.first, "seed", 1, "first seed")
-	fs.IntVar(&f.seeds, "seeds", 3, "seeds per cell: seed, seed+1, ...")
-	fs.IntVar(&f.parallel, "parallel", 2, "targets run at once (1 to 4)")
-	fs.StringVar(&f.md, "md", "", "write the table, findings and promises as Markdown to FILE (CONFORMANCE.md)")
-	fs.StringVar(&f.verdicts, "verdicts", "", "write the verdicts, one line per cell, to FILE (conformance/verdicts.golden)")
-	fs.StringVar(&f.from, "from", "", "render a saved conformance run directory (its --out) again instead of running: after the findings changed")
-	fs.StringVar(&f.golden, "golden", "", "compare the verdicts with this golden file: exit 1 with the difference if a verdict changed")
+	f.tableFlags.register(fs, tableNames{row: "target", md: "CONFORMANCE.md", verdicts: "conformance/verdicts.golden", seeds: 3})
 	if err := parse(fs, args); err != nil {
 		return err
 	}

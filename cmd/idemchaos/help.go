@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/idemchaos/idemchaos/conformance"
 	"github.com/idemchaos/idemchaos/reports"
 )
 
@@ -92,13 +93,18 @@ var commands = []command{
 			"happened. Exit 0 pass, 1 an anomaly, 4 inconclusive (an operation never sent or never reported, a fault " +
 			"never met), 2 bad input, 3 environment."},
 	{"conformance", []string{"[--targets a,b] [--scenarios x,y] [--profiles p,q] [--seeds N] [--out DIR] [--md FILE]",
-		"--seeds 1 --golden FILE", "--from DIR [--md FILE] [--verdicts FILE]"}, "the idempotency libraries under every scenario (CONFORMANCE.md)",
+		"--seeds 1 --golden FILE", "--from DIR [--md FILE] [--verdicts FILE]",
+		"--clients [--only a,b] [--seeds N] [--out DIR] [--md FILE] [--verdicts FILE] [--golden FILE] [--from DIR]"},
+		"the idempotency libraries under every scenario (CONFORMANCE.md), and the client SDKs (CLIENTS.md)",
 		"Builds and starts each conformance target (Fiber v2's idempotency middleware, @node-idempotency/core, " +
 			"Powertools' makeIdempotent, and paymentd's pg-tx and redis-pg-guard as reference rows) on loopback, runs every " +
 			"scenario that can run against it under each profile on --seeds seeds, exactly as against your own service, and " +
 			"writes the table with each finding explained by the library's own code (--md), the verdicts (--verdicts) and " +
 			"the run (--out: JSON, JUnit, HTML). --golden compares the verdicts with a committed file: exit 1 with the " +
-			"difference if one changed."},
+			"difference if one changed. With --clients it builds the client drivers of conformance/clients/ (" +
+			strings.Join(conformance.ClientNames(), ", ") + ": each library's documented usage at a pinned version) and judges each with client mode on --seeds seeds (default 5): the table with each finding " +
+			"explained by the library's own code (--md CLIENTS.md), one verdict per client (--verdicts), each seed's run " +
+			"(--out, which check DIR judges again)."},
 }
 
 // commandNamed is the subcommand called name.

@@ -64,6 +64,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "client":
 		err = cmdClient(ctx, args[1:], stdout, stderr)
 	case "conformance":
+		if isClientConformance(args[1:]) {
+			err = cmdClientConformance(ctx, args[1:], stdout, stderr)
+			break
+		}
 		err = cmdConformance(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, mainUsage())

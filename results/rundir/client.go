@@ -1,10 +1,13 @@
 package rundir
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/idemchaos/idemchaos/scenarios"
 )
@@ -55,4 +58,35 @@ func clientCells(root string) ([]string, error) {
 		dirs[i] = filepath.Dir(f)
 	}
 	return dirs, err
+}
+
+// ReadClientRuns loads every client mode run saved under root, in the
+// order of their directories (client, shape, seed); none is an error.
+func ReadClientRuns(root string) ([]scenarios.ClientRecord, error) {
+	dirs, err := clientCells(root)
+	if err != nil {
+		return nil, err
+	}
+	if len(dirs) == 0 {
+		return nil, fmt.Errorf("%s holds no client run (clients/NAME/SHAPE/seed-N/%s)", root, ClientFile)
+	}
+	slices.SortFunc(dirs, compareClientDirs)
+	out := make([]scenarios.ClientRecord, len(dirs))
+	for i, d := range dirs {
+		if out[i], _, err = ReadClient(d); err != nil {
+			return nil, fmt.Errorf("%s: %w", d, err)
+		}
+	}
+	return out, nil
+}
+
+// compareClientDirs orders client run directories by client, shape, then
+// seed as a number.
+func compareClientDirs(a, b string) int {
+	if c := strings.Compare(filepath.Dir(a), filepath.Dir(b)); c != 0 {
+		return c
+	}
+	sa, _ := strconv.ParseUint(strings.TrimPrefix(filepath.Base(a), "seed-"), 10, 64)
+	sb, _ := strconv.ParseUint(strings.TrimPrefix(filepath.Base(b), "seed-"), 10, 64)
+	return cmp.Compare(sa, sb)
 }
