@@ -52,12 +52,26 @@ var ClientFindings = []ClientFinding{
 		Text: "after the in-flight reset Go's net/http re-sends the keyed POST at once, unseen by the library (`net/http: Request.isReplayable`: it " +
 			"carries an Idempotency-Key), the re-send meets the key in flight and gets 409, and `client.go: baseRetryPolicy` has no case for 409: " +
 			"the response \"is returned and left to the caller to interpret\" (README), so the caller tells a failure while the charge commits; " +
-			"documented, and the caller's to handle (retry a 409 with the same key, after a back-off)."},
+			"documented, and the caller's to handle (retry a 409 with the same key, after a back-off).",
+		Report: &Report{Title: "go-retryablehttp: a 409 to a request carrying an Idempotency-Key is handed back at once, while the request it conflicts with commits",
+			Steps: "NewClient() defaults; POST with Idempotency-Key K to a server that resets the connection while it goes on charging K; Go's " +
+				"transport re-sends the keyed POST at once and the server answers it 409 (K in flight).",
+			Expected: "a request that carries an Idempotency-Key is retried on 409 with back-off, as on 429 (the IETF draft's 409 means \"retry " +
+				"later\"), so the caller gets the charge's answer; or the README says a keyed POST needs a CheckRetry that does.",
+			Actual: "baseRetryPolicy returns false for 409 and Do returns the 409 after one request of its own; the caller reports a " +
+				"failure for a charge that succeeded."}},
 	{Clients: []string{"axios-retry"}, Anomaly: check.ToldFailedCharged,
 		Text: "a timeout is not retried (`dist/cjs/index.js: isNetworkError` excludes ECONNABORTED), nor a 409, 429 or 503 of a POST " +
 			"(`isIdempotentRequestError`), while a reset is retried at once whatever the method (`isNetworkError`, `noDelay`): after a slow " +
 			"answer, and after the in-flight reset whose immediate retry meets the key in flight (409), the caller tells a failure for a " +
-			"charge that commits; documented (the README retries \"a network error or a 5xx error on an idempotent request\")."},
+			"charge that commits; documented (the README retries \"a network error or a 5xx error on an idempotent request\").",
+		Report: &Report{Title: "axios-retry: a POST is re-sent after a network error whatever its method, but the 409 or 503 that answers the re-send is final",
+			Steps: "axiosRetry(axios, {retries: 3}); axios.post with a caller's Idempotency-Key to a server that resets the connection while it " +
+				"goes on charging, then answers the immediate re-send 409 (the key in flight); or answers after the request's timeout.",
+			Expected: "one rule for the method: either a POST is not re-sent (isNetworkError ignores the method) or, once it is, its 409 and 503 " +
+				"are retried after a delay too; and a timeout of a request that carries a key is retried like a reset.",
+			Actual: "the re-send goes out at once (noDelay), its 409 is returned to the caller (isIdempotentRequestError is false for a POST), " +
+				"and an ECONNABORTED timeout is never retried: the caller tells a failure for a charge that committed."}},
 }
 
 // ExplainClient finds the finding that explains anomaly a of client (nil:
