@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -28,6 +29,8 @@ type clientFlags struct {
 	seeds      int
 	ops        int
 	bound      time.Duration
+	serve      string // --serve: the API for a client run by hand
+	stdin      bool   // --stdin: its outcome lines on standard input too
 }
 
 func (f *clientFlags) register(fs *flag.FlagSet) {
@@ -39,6 +42,9 @@ func (f *clientFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.seeds, "seeds", 1, "run the client once per seed, from --seed on")
 	fs.IntVar(&f.ops, "ops", clientmode.DefaultOps, "operations the client is asked to make (at least one per fault)")
 	fs.DurationVar(&f.bound, "bound", clientmode.DefaultBound, "the longest one run of the client may take; past it it is killed")
+	fs.StringVar(&f.serve, "serve", "", "serve the API on this loopback host:port (port 0: a free one) for a client you run by hand, instead of a command: "+
+		"its outcome lines are POSTed to "+clientmode.ToldPath+" there (or given on stdin with --stdin)")
+	fs.BoolVar(&f.stdin, "stdin", false, "with --serve: read the client's outcome lines from standard input too")
 }
 
 func cmdClient(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -81,6 +87,12 @@ func cmdClient(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	started := time.Now()
 	cfg := clientmode.Config{Command: command, Environ: os.Environ(), Name: f.name, Shape: shape, RequireKey: f.requireKey, Ops: f.ops, Bound: f.bound,
 		Services: services, Log: log, Output: prefixed(log, "  | ")}
+	if f.serve != "" {
+		cfg.Serve, cfg.Served, cfg.Name = f.serve, announceServed(stderr), cmp.Or(f.name, "served")
+		if f.stdin {
+			cfg.Told = os.Stdin
+		}
+	}
 	rs, err := runClientSeeds(ctx, cfg, seeds, c.out, log)
 	if err != nil {
 		return envError(err)
@@ -103,14 +115,45 @@ func (f clientFlags) check(command []string) (api.Shape, error) {
 	switch {
 	case err != nil:
 		return shape, usageErrorf("--shape: %v", err)
+	case f.serve != "":
+		return shape, f.checkServe(command)
+	case f.stdin:
+		return shape, usageErrorf("--stdin reads the outcome lines of a client run by hand: it needs --serve")
 	case len(command) == 0:
-		return shape, usageErrorf("client: the client's command is missing: idemchaos client [flags] -- node charge.js")
+		return shape, usageErrorf("client: the client's command is missing: idemchaos client [flags] -- node charge.js (or --serve 127.0.0.1:0 for a client run by hand)")
 	case f.ops < 6 || f.ops > 500:
 		return shape, usageErrorf("--ops %d: want 6 (one per fault) to 500", f.ops)
 	case f.bound < time.Second:
 		return shape, usageErrorf("--bound %s: want at least 1s", f.bound)
 	}
 	return shape, nil
+}
+
+// checkServe validates --serve: a loopback address, no command, one seed.
+func (f clientFlags) checkServe(command []string) error {
+	switch {
+	case len(command) > 0:
+		return usageErrorf("client: --serve serves the API for a client run by hand; give it no command (%q)", strings.Join(command, " "))
+	case f.seeds != 1:
+		return usageErrorf("--serve runs one seed at a time, not --seeds %d", f.seeds)
+	}
+	return checkLoopback(f.serve)
+}
+
+// announceServed says what to give the client run by hand, and where its
+// outcome lines go.
+func announceServed(w io.Writer) func(env []string) {
+	return func(env []string) {
+		url := ""
+		for _, kv := range env {
+			if v, ok := strings.CutPrefix(kv, "IDEMCHAOS_URL="); ok {
+				url = v
+			}
+		}
+		fmt.Fprintf(w, "client: serving the payment API on %s; run your client with:\n  %s\n", url, strings.Join(env, " "))
+		fmt.Fprintf(w, "then report each operation as a line \"op-01 succeeded ...\" or \"op-01 failed ...\":\n  curl --data-binary @- %s%s  (one or more lines a POST)\n",
+			url, clientmode.ToldPath)
+	}
 }
 
 // runClientSeeds runs the client once per seed, saving each run in out.

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -67,5 +71,69 @@ func TestClientThatSaysNothingIsInconclusive(t *testing.T) {
 	o := cli(t, "client", "--ops", "6", "--", "true")
 	if o.code != exitInconclusive || !strings.Contains(o.stdout, "sent no request") {
 		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+}
+
+// TestClientServedByHand is --serve as a person runs it: idemchaos serves
+// the API and says what to give the client; the example client, started
+// by hand with that environment, charges, and its outcome lines reach
+// idemchaos on stdin (--stdin). The client keeps its key: exit 0.
+func TestClientServedByHand(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command(binary, "client", "--serve", "127.0.0.1:0", "--stdin", "--ops", "6", "--seed", "2", "--quiet")
+	cmd.Env = append(os.Environ(), storesEnv()...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill() }() // a failed test leaves nothing running
+	var env []string
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() && env == nil {
+		if line := strings.TrimSpace(sc.Text()); strings.HasPrefix(line, "IDEMCHAOS_URL=") {
+			env = strings.Fields(line)
+		}
+	}
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+	if env == nil {
+		t.Fatal("idemchaos client --serve never said what to give the client")
+	}
+	client := exec.Command(exampleClient(t)[0], exampleClient(t)[1:]...)
+	client.Env, client.Stdout = append(os.Environ(), env...), stdin
+	if err := client.Run(); err != nil {
+		t.Fatalf("the client run by hand: %v", err)
+	}
+	stdin.Close()
+	err = cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != exitPass || !strings.Contains(stdout.String(), "PASS") {
+		t.Fatalf("exit %d (%v):\n%s", code, err, stdout.String())
+	}
+}
+
+// TestClientServeBadInput: --serve with a command, off loopback or over
+// seeds, and --stdin without it, are one line and exit 2.
+func TestClientServeBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"client", "--serve", "127.0.0.1:0", "--", "node", "charge.js"}, "give it no command"},
+		{[]string{"client", "--serve", "10.1.2.3:80"}, "loopback only"},
+		{[]string{"client", "--serve", "127.0.0.1:0", "--seeds", "2"}, "one seed at a time"},
+		{[]string{"client", "--stdin", "--", "node", "charge.js"}, "it needs --serve"},
+	} {
+		o := cli(t, tc.args...)
+		if o.code != exitUsage || !strings.Contains(o.stderr, tc.want) {
+			t.Errorf("%q: exit %d, %q; want exit %d and %q", tc.args, o.code, o.stderr, exitUsage, tc.want)
+		}
 	}
 }

@@ -81,7 +81,8 @@ var commands = []command{
 			"each refusal status of the profile (ietf: 400, 409, 422; stripe: 409, 400) documented with a JSON body, and " +
 			"the profile's replay marker header (stripe: Idempotent-Replayed) documented on the success answers. Exit 0 " +
 			"when it documents the contract, 1 with one line per gap, 2 for a description it cannot read."},
-	{"client", []string{"[--shape json|stripe] [--seed N] [--seeds N] [--require-key] [--out DIR] -- COMMAND [ARG...]"},
+	{"client", []string{"[--shape json|stripe] [--seed N] [--seeds N] [--require-key] [--out DIR] -- COMMAND [ARG...]",
+		"--serve 127.0.0.1:0 [--stdin] [--shape json|stripe] [--seed N] [--out DIR]"},
 		"judge your retrying client (idemchaos serves the API)",
 		"Serves the payment API (pg-tx on its own Postgres, in the --shape the client speaks) with seeded faults in " +
 			"front of it: answers dropped after the commit, resets before the request is read, a commit held while the " +
@@ -90,8 +91,10 @@ var commands = []command{
 			"reads one line per operation from its output (\"op-01 succeeded ...\" or \"op-01 failed ...\"), and judges " +
 			"what the server received and what the client told against the ledger: a retry under a new key or none, a key " +
 			"for two operations, a changed body, no back-off, Retry-After ignored, a failure told for a charge that " +
-			"happened. Exit 0 pass, 1 an anomaly, 4 inconclusive (an operation never sent or never reported, a fault " +
-			"never met), 2 bad input, 3 environment."},
+			"happened. With --serve instead of a command it serves the API on that loopback address for a client you run " +
+			"by hand, says what to give it, and reads its outcome lines from POSTs to its told endpoint (and stdin, " +
+			"with --stdin). Exit 0 pass, 1 an anomaly, 4 inconclusive (an operation never sent or never reported, a " +
+			"fault never met), 2 bad input, 3 environment."},
 	{"conformance", []string{"[--targets a,b] [--scenarios x,y] [--profiles p,q] [--seeds N] [--out DIR] [--md FILE]",
 		"--seeds 1 --golden FILE", "--from DIR [--md FILE] [--verdicts FILE]",
 		"--clients [--only a,b] [--seeds N] [--out DIR] [--md FILE] [--verdicts FILE] [--golden FILE] [--from DIR]"},

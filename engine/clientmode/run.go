@@ -35,6 +35,14 @@ type Config struct {
 	// per operation in turn: a nil error is the operation told succeeded,
 	// an error told failed (its text the detail).
 	Func func(ctx context.Context, c Call) error
+	// Serve, instead of Command or Func, serves the API on this loopback
+	// address (port 0: a free one) for a client run by hand: Served is
+	// told what to give it, and its outcome lines are read from Told and
+	// from POSTs to ToldPath on the API's address, until every operation
+	// has one, Told ends, or the bound passes.
+	Serve  string
+	Served func(env []string)
+	Told   io.Reader
 	// Name is the client's name in the results ("": scenarios.ClientName
 	// of Command).
 	Name  string
@@ -76,8 +84,8 @@ const settle = 30 * time.Second
 func Run(ctx context.Context, cfg Config) (scenarios.ClientRecord, error) {
 	cfg.Ops, cfg.Bound = cmp.Or(cfg.Ops, DefaultOps), cmp.Or(cfg.Bound, DefaultBound)
 	switch {
-	case len(cfg.Command) == 0 && cfg.Func == nil:
-		return scenarios.ClientRecord{}, errors.New("client mode needs the client's command (after --)")
+	case len(cfg.Command) == 0 && cfg.Func == nil && cfg.Serve == "":
+		return scenarios.ClientRecord{}, errors.New("client mode needs the client's command (after --), or an address to serve it on")
 	case cfg.Services == nil:
 		return scenarios.ClientRecord{}, errors.New("client mode needs the stores to serve the API on")
 	}
@@ -103,9 +111,12 @@ func Run(ctx context.Context, cfg Config) (scenarios.ClientRecord, error) {
 	}()
 	start := time.Now()
 	var out childOut
-	if cfg.Func != nil {
+	switch {
+	case cfg.Func != nil:
 		out, err = runFunc(ctx, cfg, srv.call(cfg, plan), rec.Run.Ops)
-	} else {
+	case cfg.Serve != "":
+		out, err = runServed(ctx, cfg, srv, plan, rec.Run.Ops)
+	default:
 		out, err = runChild(ctx, cfg, srv.env(cfg, plan), rec.Run.Ops)
 	}
 	if err != nil {

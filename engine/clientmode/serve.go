@@ -36,6 +36,8 @@ type served struct {
 	front    *front.Front
 	dsn      string // the run's database, dropped by close
 	dir      string
+	told     chan string   // outcome lines POSTed to ToldPath (Config.Serve)
+	toldDone chan struct{} // closed once the run stops reading them
 }
 
 // serve makes the run a database, opens the plan's accounts there and
@@ -94,13 +96,20 @@ func (s *served) start(ctx context.Context, cfg Config, plan workload.ClientPlan
 		})
 		return held
 	}
+	s.told, s.toldDone = make(chan string, 64), make(chan struct{})
 	wrap := func(h http.Handler) http.Handler {
 		s.front = front.New(front.Config{Plan: plan, Shape: cfg.Shape, Next: server.Shaped(cfg.Shape, h), Hold: hold, Since: since})
-		return s.front
+		if cfg.Serve == "" {
+			return s.front
+		}
+		mux := http.NewServeMux()
+		mux.Handle(ToldPath, toldHandler(s.told, s.toldDone))
+		mux.Handle("/", s.front)
+		return mux
 	}
 	var err error
 	s.replica, err = engine.StartReplica(ctx, engine.ReplicaSpec{Strategy: design.Reference, Profile: profile, Since: since,
-		Failpoints: points, PostgresDSN: dsn, RedisURL: s.services.RedisURL, Wrap: wrap})
+		Failpoints: points, PostgresDSN: dsn, RedisURL: s.services.RedisURL, Wrap: wrap, Listen: cfg.Serve})
 	if err == nil {
 		fmt.Fprintf(logOf(cfg), "client: the %s API (%s, profile %s) on http://%s, %d operations\n",
 			cfg.Shape.Name, design.Reference, profile.Name, s.replica.Addr, len(plan.Ops))
