@@ -73,15 +73,16 @@ func outcome(cells []results.Cell) (mark, text string) {
 			caught++
 		}
 	}
+	unit := subjectOf(cells).unit
 	switch {
 	case unexpected > 0 && services(cells):
-		return "❌", plural(unexpected, "scenario") + " failed"
+		return "❌", plural(unexpected, unit) + " failed"
 	case unexpected > 0:
 		return "❌", plural(unexpected, "cell") + " not as declared"
 	case inconclusive > 0:
 		return "⚠️", plural(inconclusive, "cell") + " inconclusive"
 	case services(cells):
-		return "✅", "every scenario passed"
+		return "✅", "every " + unit + " passed"
 	}
 	return "✅", fmt.Sprintf("every cell as declared (%s caught)", plural(caught, "flawed cell"))
 }
@@ -154,7 +155,10 @@ func runParts(doc results.Document, code func(string) string) []string {
 // declarationOf says what a cell must do: what the catalog declares for a
 // built-in strategy, pass for a user's service.
 func declarationOf(r scenarios.Result) string {
-	if r.Service {
+	switch {
+	case scenarios.IsClientScenario(r.Scenario):
+		return "your client must keep its half of the contract"
+	case r.Service:
 		return "your service must pass"
 	}
 	return declaration(r.Expected)

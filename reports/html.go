@@ -6,6 +6,7 @@ import (
 	"github.com/idemchaos/idemchaos/results"
 	"html/template"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,23 +25,29 @@ var htmlTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 }).Parse(htmlSource))
 
 type htmlPage struct {
-	Run       string
-	Head      headline
-	Stats     []htmlStat
-	Service   bool
-	Skipped   []results.Skip
-	Adapted   []Adapted
-	Scenarios []string
-	Rows      []htmlRow
-	Legend    []hState
-	Codes     []htmlCode
-	Summary   results.Summary
-	Money     string
-	Groups    []htmlGroup
-	Glossary  []Explanation
-	Latency   []htmlLatency
+	Run     string
+	Head    headline
+	Stats   []htmlStat
+	Service bool
+	// Noun is what the page judges: "service", or "client" for client
+	// mode's runs; Unit what its columns are ("scenario", "run").
+	Noun, Unit string
+	Skipped    []results.Skip
+	Adapted    []Adapted
+	Scenarios  []string
+	Rows       []htmlRow
+	Legend     []hState
+	Codes      []htmlCode
+	Summary    results.Summary
+	Money      string
+	Groups     []htmlGroup
+	Glossary   []Explanation
+	Latency    []htmlLatency
 	// Exercised: a cell counts the seeds that exercised its scenario.
 	Exercised bool
+	// Timelines: some finding has a timeline to draw (client mode's have
+	// none: their evidence is the requests and what the client told).
+	Timelines bool
 }
 
 // htmlStat is one count of the headline: cells in one state.
@@ -90,10 +97,11 @@ func pageOf(doc results.Document) htmlPage {
 		ids[[2]string{c.Strategy, c.Scenario}] = a.id(c.Strategy, c.Scenario)
 	}
 	t := tallyOf(cells)
-	p := htmlPage{Run: runLine(doc), Service: service, Skipped: doc.Skipped, Adapted: adaptations(cells),
-		Scenarios: scens, Legend: legendOf(service), Summary: results.Summarize(doc.Results),
-		Latency: latencyRows(doc.Latency, strategies), Head: headlineOf(t, ids, service, len(doc.Skipped))}
-	p.Money = moneyOf(p.Summary.Overcharged)
+	subj := subjectOf(cells)
+	p := htmlPage{Run: runLine(doc), Service: service, Noun: subj.noun, Unit: subj.unit, Skipped: doc.Skipped, Adapted: adaptations(cells),
+		Scenarios: scens, Legend: legendOf(service, subj.client), Summary: results.Summarize(doc.Results),
+		Latency: latencyRows(doc.Latency, strategies), Head: headlineOf(t, ids, service, subj, len(doc.Skipped))}
+	p.Money = moneyIn(p.Summary.Overcharged, currencyOf(doc.Results))
 	for _, s := range p.Legend {
 		p.Stats = append(p.Stats, htmlStat{State: s, N: t.n(s)})
 	}
@@ -101,6 +109,7 @@ func pageOf(doc results.Document) htmlPage {
 	p.Glossary = glossaryOf(p.Groups)
 	p.Codes = codesOf(cells)
 	p.Exercised = measured(cells)
+	p.Timelines = slices.ContainsFunc(doc.Results, func(r scenarios.Result) bool { return len(r.Timelines) > 0 })
 	at := map[[2]string]results.Cell{}
 	for _, c := range cells {
 		at[[2]string{c.Strategy, c.Scenario}] = c
@@ -172,7 +181,7 @@ func matrixCellOf(c results.Cell, anchor string) htmlMatrixCell {
 		lines = append(lines, m.Seeds+" seeds did not pass")
 	}
 	if o := c.Overcharged(); o > 0 {
-		lines = append(lines, moneyOf(o)+" overcharged")
+		lines = append(lines, moneyIn(o, currencyOf(c.Results))+" overcharged")
 	}
 	if cov := c.Coverage(); cov.Of > 0 {
 		m.Exercised = cov.String()

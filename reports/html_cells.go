@@ -64,12 +64,18 @@ type anomalyRef struct{ Name, Title, Anchor string }
 // to look at first.
 func groupsOf(cells []results.Cell, ids map[[2]string]string, a anchors, service bool) []htmlGroup {
 	var groups []htmlGroup
-	if service {
+	switch subj := subjectOf(cells); {
+	case subj.client:
+		groups = []htmlGroup{
+			{ID: "broke", Title: "Broke", Note: "Runs where your client broke a rule of its half of the contract, with the evidence.", State: cBroke},
+			{ID: "inconclusive", Title: "Inconclusive", Note: "Runs that proved nothing, and why.", State: sUnsure},
+		}
+	case service:
 		groups = []htmlGroup{
 			{ID: "broke", Title: "Broke", Note: "Scenarios where your service broke an invariant, with the evidence.", State: sBroke},
 			{ID: "inconclusive", Title: "Inconclusive", Note: "Scenarios that proved nothing, and why.", State: sUnsure},
 		}
-	} else {
+	default:
 		groups = []htmlGroup{
 			{ID: "not-as-declared", Title: "Not as declared", Note: "Cells that differ from what the catalog declares: look at these.", State: hBroke},
 			{ID: "inconclusive", Title: "Inconclusive", Note: "Cells that proved nothing, and why.", State: hUnsure},
@@ -126,7 +132,7 @@ func seedOf(r scenarios.Result, id string, budget *int, a anchors) htmlSeed {
 	s := htmlSeed{Anchor: id, Seed: r.Seed, State: seedState(r), Counts: counts(r.Anomalies, check.Anomaly.String, ", "),
 		Repro: r.Repro, Assumptions: r.Assumptions}
 	if r.Overcharged > 0 {
-		s.Overcharged = moneyOf(r.Overcharged) + " overcharged"
+		s.Overcharged = moneyIn(r.Overcharged, r.Currency) + " overcharged"
 	}
 	drawn := map[string]string{}
 	for _, t := range r.Timelines {

@@ -29,8 +29,23 @@ var (
 	sUnsure = hState{"inconclusive", "inconclusive", "the run could not prove anything (one of its own checks failed): re-run it"}
 )
 
+// The states of a user's client (client mode): the rules of its half.
+var (
+	cPass  = hState{"pass", "pass", "the client kept its half of the contract"}
+	cBroke = hState{"broke", "broke", "a rule of the client's half broke: your client needs a fix"}
+)
+
 // stateOf reads a cell for a person.
 func stateOf(c results.Cell) hState {
+	if scenarios.IsClientScenario(c.Scenario) {
+		switch c.Verdict() {
+		case scenarios.Fail:
+			return cBroke
+		case scenarios.Inconclusive:
+			return sUnsure
+		}
+		return cPass
+	}
 	if c.Service() {
 		switch {
 		case c.Verdict() == scenarios.Fail:
@@ -55,7 +70,10 @@ func stateOf(c results.Cell) hState {
 }
 
 // legendOf lists one entry per state a page can show.
-func legendOf(service bool) []hState {
+func legendOf(service, client bool) []hState {
+	if client {
+		return []hState{cPass, cBroke, sUnsure}
+	}
 	if service {
 		return []hState{sPass, sBroke, sUnsure}
 	}

@@ -42,9 +42,9 @@ func tallyOf(cells []results.Cell) tally {
 func (t tally) n(s hState) int { return len(t.by[s.Key]) }
 
 // headlineOf sums up the page; anchors names each cell's section.
-func headlineOf(t tally, anchors map[[2]string]string, service bool, skipped int) headline {
+func headlineOf(t tally, anchors map[[2]string]string, service bool, subj subject, skipped int) headline {
 	if service {
-		return serviceHeadline(t, anchors, skipped)
+		return serviceHeadline(t, anchors, subj, skipped)
 	}
 	bad := t.n(hBroke) + t.n(hMissed)
 	switch {
@@ -105,28 +105,32 @@ func strategiesBy(t tally) (flawed, clean []string) {
 	return flawed, clean
 }
 
-func serviceHeadline(t tally, anchors map[[2]string]string, skipped int) headline {
+func serviceHeadline(t tally, anchors map[[2]string]string, subj subject, skipped int) headline {
 	ran := len(t.cells)
 	var lines []string
 	if skipped > 0 {
-		lines = append(lines, plural(skipped, "scenario")+" could not run against it: see Not run.")
+		lines = append(lines, plural(skipped, subj.unit)+" could not run against it: see Not run.")
+	}
+	broke, pass := sBroke, sPass
+	if subj.client {
+		broke, pass = cBroke, cPass
 	}
 	switch {
-	case t.n(sBroke) > 0:
-		h := headline{State: sBroke, Title: fmt.Sprintf("Your service broke in %d of %s", t.n(sBroke), plural(ran, "scenario")),
+	case t.n(broke) > 0:
+		h := headline{State: broke, Title: fmt.Sprintf("Your %s broke in %d of %s", subj.noun, t.n(broke), plural(ran, subj.unit)),
 			Lines: lines}
 		if t.n(sUnsure) > 0 {
-			h.Lines = append([]string{plural(t.n(sUnsure), "scenario") + " inconclusive besides."}, h.Lines...)
+			h.Lines = append([]string{plural(t.n(sUnsure), subj.unit) + " inconclusive besides."}, h.Lines...)
 		}
-		h.First = worstStep(t.by[sBroke.Key], anchors)
+		h.First = worstStep(t.by[broke.Key], anchors)
 		return h
 	case t.n(sUnsure) > 0:
-		return headline{State: sUnsure, Title: fmt.Sprintf("Your service: %d of %s inconclusive", t.n(sUnsure), plural(ran, "scenario")),
-			Lines: append([]string{"Nothing broke, but an inconclusive scenario proved nothing."}, lines...),
+		return headline{State: sUnsure, Title: fmt.Sprintf("Your %s: %d of %s inconclusive", subj.noun, t.n(sUnsure), plural(ran, subj.unit)),
+			Lines: append([]string{"Nothing broke, but an inconclusive " + subj.unit + " proved nothing."}, lines...),
 			First: stepTo(t.by[sUnsure.Key][0], anchors, "open")}
 	}
-	return headline{State: sPass, Title: "Your service passed every scenario run",
-		Lines: append([]string{plural(ran, "scenario") + " ran; no invariant broke."}, lines...)}
+	return headline{State: pass, Title: fmt.Sprintf("Your %s passed every %s", subj.noun, subj.unit),
+		Lines: append([]string{plural(ran, subj.unit) + " ran; " + subj.held + "."}, lines...)}
 }
 
 // stepTo points at a cell: its first finding, or why it proved nothing.
@@ -180,4 +184,25 @@ func counted(n int, one, many string) string {
 		return "1 " + one
 	}
 	return strconv.Itoa(n) + " " + many
+}
+
+// subject is what a page of a user's own code judges: a service (the
+// scenarios run against it) or a client (client mode's runs of it).
+type subject struct {
+	noun, unit, held string
+	client           bool
+}
+
+// subjectOf is the cells' subject: a client when every one is a run of
+// client mode.
+func subjectOf(cells []results.Cell) subject {
+	for _, c := range cells {
+		if !scenarios.IsClientScenario(c.Scenario) {
+			return subject{noun: "service", unit: "scenario", held: "no invariant broke"}
+		}
+	}
+	if len(cells) == 0 {
+		return subject{noun: "service", unit: "scenario", held: "no invariant broke"}
+	}
+	return subject{noun: "client", unit: "run", held: "it kept its half of the contract", client: true}
 }

@@ -12,6 +12,15 @@ import (
 // the plans: "12.50 EUR".
 func moneyOf(minor int64) string { return Money(minor) + " " + workload.Currency }
 
+// moneyIn is an amount in minor units in major units with currency ("":
+// the plans' own), as a result states it: client mode's API charges usd.
+func moneyIn(minor int64, currency string) string {
+	if currency == "" {
+		return moneyOf(minor)
+	}
+	return Money(minor) + " " + strings.ToUpper(currency)
+}
+
 // attemptFlags lists what the attempts table marks beside the status.
 func attemptFlags(a history.Attempt) string {
 	applied := ""

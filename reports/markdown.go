@@ -53,7 +53,7 @@ func mdMatrix(b *strings.Builder, cells []results.Cell) {
 	for _, c := range cells {
 		at[[2]string{c.Strategy, c.Scenario}] = c
 	}
-	b.WriteString("| strategy |")
+	b.WriteString("| " + rowNoun(cells) + " |")
 	for _, sc := range scens {
 		b.WriteString(" " + mdEscape(sc) + " |")
 	}
@@ -206,3 +206,12 @@ func mdCode(s string) string {
 
 // mdAnomaly is an anomaly's name as code.
 func mdAnomaly(a check.Anomaly) string { return mdCode(string(a)) }
+
+// rowNoun is what a matrix's rows are: strategies, or the clients of
+// client mode's runs.
+func rowNoun(cells []results.Cell) string {
+	if subjectOf(cells).client {
+		return "client"
+	}
+	return "strategy"
+}
