@@ -20,8 +20,13 @@ func WriteDetail(w io.Writer, r scenarios.Result, v View) error {
 	fmt.Fprintf(w, "%s under %s, seed %d, profile %s: %s\n", r.Strategy, r.Scenario, r.Seed, r.Profile,
 		v.paint(tone, strings.ToUpper(string(r.Verdict))))
 	fmt.Fprintf(w, "  %d requests, %d planned faults, %d ms\n", r.Requests, r.Faults, r.DurationMS)
-	for _, name := range sortedKeys(r.Anomalies) {
-		fmt.Fprintf(w, "  %-18s %d\n", name, r.Anomalies[name])
+	names := sortedKeys(r.Anomalies)
+	width := 18 // the server's anomalies fit; a client's may be longer
+	for _, name := range names {
+		width = max(width, len(name))
+	}
+	for _, name := range names {
+		fmt.Fprintf(w, "  %-*s %d\n", width, name, r.Anomalies[name])
 	}
 	if r.Overcharged > 0 {
 		fmt.Fprintf(w, "  overcharged        %s\n", check.Amount(r.Overcharged, r.Currency))

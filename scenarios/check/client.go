@@ -99,7 +99,7 @@ func (c *clientChecker) checkKeysOf(op history.Operation, reqs []history.Receive
 	}
 	if len(bare) > 0 {
 		c.add(rankRetryWithoutKey, Finding{Account: op.Account, Money: extra, Attempts: bare, Charges: chargeIDs(charges),
-			Detail: fmt.Sprintf("%s was retried %d times without a key: %s", op.ID, len(bare), moved)})
+			Detail: fmt.Sprintf("%s was retried %s without a key: %s", op.ID, retried(len(bare)), moved)})
 	}
 }
 
@@ -129,11 +129,11 @@ func (c *clientChecker) checkPacing(op history.Operation, reqs []history.Receive
 	}
 	if len(fast) > 0 {
 		c.add(rankNoBackoff, Finding{Account: op.Account, Attempts: fast,
-			Detail: fmt.Sprintf("%s was retried %d times less than %s after a %d", op.ID, len(fast), c.hammer, c.profile.InFlight)})
+			Detail: fmt.Sprintf("%s was retried %s less than %s after a %d", op.ID, retried(len(fast)), c.hammer, c.profile.InFlight)})
 	}
 	if len(early) > 0 {
 		c.add(rankRetryAfterIgnored, Finding{Account: op.Account, Attempts: early,
-			Detail: fmt.Sprintf("%s was retried %d times before the Retry-After had passed", op.ID, len(early))})
+			Detail: fmt.Sprintf("%s was retried %s before the Retry-After had passed", op.ID, retried(len(early)))})
 	}
 }
 
@@ -154,7 +154,7 @@ func (c *clientChecker) checkRefusals(op history.Operation, reqs []history.Recei
 		slices.Sort(again)
 		again = slices.Compact(again)
 		c.add(rankRetryAfterRefusal, Finding{Account: op.Account, Attempts: again,
-			Detail: fmt.Sprintf("%s was re-sent unchanged %d times after a final refusal", op.ID, len(again))})
+			Detail: fmt.Sprintf("%s was re-sent unchanged %s after a final refusal", op.ID, retried(len(again)))})
 	}
 }
 
@@ -233,4 +233,12 @@ func (c *clientChecker) report() Report {
 		r.Findings = append(r.Findings, fs...)
 	}
 	return r
+}
+
+// retried says how often: "once", "twice", "3 times".
+func retried(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return times(n)
 }
