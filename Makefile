@@ -84,7 +84,8 @@ conformance-clients: setup
 		--md CLIENTS.md --verdicts conformance/clients.golden
 
 # The side-by-side of bench/README.md: pgbench on pg-tx's and none's SQL,
-# wrk on the endpoints, idemchaos's closed and open models and vegeta's open
+# mysqlslap on innodb-tx's (on a MariaDB it starts), wrk on the endpoints,
+# idemchaos's closed and open models and vegeta's open
 # model (when installed: scripts/setup installs it), on stores
 # started once, interleaved over COMPARE_ROUNDS rounds of COMPARE_DURATION
 # each; the ratios and each process's CPU time per request as tables and in

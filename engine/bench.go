@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"runtime"
@@ -22,11 +23,12 @@ import (
 )
 
 // The bench target: one replica per strategy, talking to Redis and Postgres
-// directly on loopback (no Toxiproxy: nothing is injected, only measured),
-// with explicit pool sizes.
+// (a strategy on InnoDB: to MariaDB alone) directly on loopback (no
+// Toxiproxy: nothing is injected, only measured), with explicit pool sizes.
 //
-// Its Postgres pool has two connections per CPU (2 to 16), the usual
-// sizing of a pool to the database's cores: on 2 CPUs, 16 connections
+// Its Postgres pool (an InnoDB one the same) has two connections per CPU
+// (2 to 16), the usual sizing of a pool to the database's cores: on 2
+// CPUs, 16 connections
 // made Postgres spend about 100 us more CPU per pg-tx request than 4 did
 // (336 and 358 against 229 and 272 us, bench --compare, two passes side
 // by side; most likely lock waits and context switches among 16 backends
@@ -48,6 +50,11 @@ type BenchConfig struct {
 	Timeout    time.Duration
 	KeepAlive  bool
 	Profile    api.Profile
+	// MySQLURL is a MariaDB database of the bench's own (mysql://...),
+	// where the strategies on InnoDB charge: its ledger is emptied, its
+	// accounts opened and its ground truth read there, as a matrix cell
+	// of theirs does. "": none, and benching one of them is an error.
+	MySQLURL string
 }
 
 // Bencher measures strategies one after another on the same stores: per
@@ -58,13 +65,15 @@ type Bencher struct {
 	dsn      string
 	redisURL string
 	ctl      *pgxpool.Pool // reset and ground truth, apart from the target's pool
+	mysql    *sql.DB       // the same on cfg.MySQLURL's InnoDB ledger; nil without
 	rdb      *redis.Client // ground truth and clean-up
 	runID    string
 	runs     int // strategies benched so far (their key prefixes)
 	serves   int // targets served to outside tools so far (their key prefixes)
 }
 
-// NewBencher connects to the stores: a database of its own (dsn) and Redis.
+// NewBencher connects to the stores: a database of its own (dsn), Redis
+// and, when cfg names one, a MariaDB database (cfg.MySQLURL).
 func NewBencher(ctx context.Context, cfg BenchConfig, dsn, redisURL string) (*Bencher, error) {
 	pc, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
@@ -79,18 +88,29 @@ func NewBencher(ctx context.Context, cfg BenchConfig, dsn, redisURL string) (*Be
 		ctl.Close()
 		return nil, err
 	}
-	rdb, err := controlClient(redisURL, 2)
-	if err != nil {
-		ctl.Close()
+	b := &Bencher{cfg: cfg, dsn: dsn, redisURL: redisURL, ctl: ctl, runID: newRunID()}
+	if cfg.MySQLURL != "" {
+		if b.mysql, err = openInnoDB(ctx, cfg.MySQLURL); err != nil {
+			ctl.Close()
+			return nil, err
+		}
+	}
+	if b.rdb, err = controlClient(redisURL, 2); err != nil {
+		b.Close()
 		return nil, err
 	}
-	return &Bencher{cfg: cfg, dsn: dsn, redisURL: redisURL, ctl: ctl, rdb: rdb, runID: newRunID()}, nil
+	return b, nil
 }
 
 // Close releases the connections.
 func (b *Bencher) Close() {
 	b.ctl.Close()
-	_ = b.rdb.Close()
+	if b.mysql != nil {
+		_ = b.mysql.Close()
+	}
+	if b.rdb != nil {
+		_ = b.rdb.Close()
+	}
 }
 
 // RunAll benches every strategy in turn; each result, as it is ready, goes
@@ -125,15 +145,19 @@ func (b *Bencher) runOne(ctx context.Context, name string, seq int) (results.Ben
 	if err != nil {
 		return results.BenchResult{}, err
 	}
+	sl, err := b.ledgerOf(info)
+	if err != nil {
+		return results.BenchResult{}, err
+	}
 	prefix := fmt.Sprintf("ib:%s:%d:", b.runID, seq)
 	defer DropKeys(b.rdb, prefix)
-	rows, err := PrepareLedger(ctx, b.ctl, load.NewGen(b.cfg.Load).Accounts())
+	rows, err := sl.prepare(ctx, load.NewGen(b.cfg.Load).Accounts())
 	if err != nil {
 		return results.BenchResult{}, err
 	}
 	clock := load.NewPrecise() // the open model waits for each due time on a kernel timer
 	defer clock.Close()
-	t, err := b.deploy(ctx, name, prefix, clock.Now, "127.0.0.1:0")
+	t, err := b.deploy(ctx, info, prefix, clock.Now, "127.0.0.1:0")
 	if err != nil {
 		return results.BenchResult{}, err
 	}
@@ -145,7 +169,7 @@ func (b *Bencher) runOne(ctx context.Context, name string, seq int) (results.Ben
 		return results.BenchResult{}, err
 	}
 	attempts, hidden := Merge(attemptsOf(rep), t.Entries())
-	truth, err := GroundTruth(ctx, b.ctl, b.rdb, info.Redis, prefix)
+	truth, err := groundTruth(ctx, sl.read, b.rdb, info.Redis, prefix)
 	if err != nil {
 		return results.BenchResult{}, err
 	}

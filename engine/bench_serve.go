@@ -18,13 +18,33 @@ import (
 // deploy starts the strategy's replica on addr (loopback), its store clients
 // going straight to the stores, its pool warmed: every connection open before
 // the load starts. Redis gets a second a call and go-redis's five dials a
-// connection: no link is cut here.
-func (b *Bencher) deploy(ctx context.Context, name, prefix string, since func() time.Duration, addr string) (*Replica, error) {
-	return StartReplica(ctx, ReplicaSpec{Strategy: name, Prefix: prefix, Profile: b.cfg.Profile,
+// connection: no link is cut here. A strategy on InnoDB gets an InnoDB pool
+// of the same size on the bench's MariaDB database, and no other store.
+func (b *Bencher) deploy(ctx context.Context, info design.Info, prefix string, since func() time.Duration, addr string) (*Replica, error) {
+	spec := ReplicaSpec{Strategy: info.Name, Prefix: prefix, Profile: b.cfg.Profile,
 		ClaimTTL: benchClaimTTL, KeyTTL: benchKeyTTL, Since: since, Listen: addr,
 		PostgresDSN: b.dsn, RedisURL: b.redisURL, PgConns: benchPgConns, RedisConns: benchRedisConns,
-		RedisTimeout: time.Second, RedisDials: 5, Warm: benchPgConns})
+		RedisTimeout: time.Second, RedisDials: 5, Warm: benchPgConns}
+	if info.MySQL {
+		spec.PostgresDSN, spec.RedisURL, spec.MySQLURL = "", "", b.cfg.MySQLURL
+	}
+	return StartReplica(ctx, spec)
 }
+
+// ledgerOf is the ledger the strategy charges in, on the bench's own
+// connections: the engine's, as a matrix cell resets and reads it (the
+// Postgres one, or the InnoDB one for a strategy on MySQL); an error for a
+// strategy on InnoDB when the bench has no MariaDB database.
+func (b *Bencher) ledgerOf(info design.Info) (sqlLedger, error) {
+	if info.MySQL && b.mysql == nil {
+		return sqlLedger{}, fmt.Errorf("bench %s: %w", info.Name, errNoBenchMySQL)
+	}
+	return (&Builtin{pool: b.ctl, mysql: b.mysql}).ledgerOf(info.MySQL)
+}
+
+// errNoBenchMySQL: a strategy on InnoDB came to a Bencher without a MariaDB
+// database.
+var errNoBenchMySQL = errors.New("the bench has no MySQL database (BenchConfig.MySQLURL): the InnoDB strategies need one")
 
 // routeTo sends every try to t.
 func routeTo(t *Replica) client.Routes {
@@ -77,12 +97,16 @@ func (b *Bencher) ServeWhile(ctx context.Context, name, addr string, use func(ct
 	if err != nil {
 		return Served{}, err
 	}
+	sl, err := b.ledgerOf(info)
+	if err != nil {
+		return Served{}, err
+	}
 	defer DropKeys(b.rdb, prefix)
-	if _, err := PrepareLedger(ctx, b.ctl, load.NewGen(b.cfg.Load).Accounts()); err != nil {
+	if _, err := sl.prepare(ctx, load.NewGen(b.cfg.Load).Accounts()); err != nil {
 		return Served{}, err
 	}
 	start := time.Now()
-	t, err := b.deploy(ctx, name, prefix, func() time.Duration { return time.Since(start) }, addr)
+	t, err := b.deploy(ctx, info, prefix, func() time.Duration { return time.Since(start) }, addr)
 	if err != nil {
 		return Served{}, err
 	}
@@ -90,7 +114,7 @@ func (b *Bencher) ServeWhile(ctx context.Context, name, addr string, use func(ct
 	if err := errors.Join(useErr, stopReplica(t)); err != nil {
 		return Served{}, err
 	}
-	l, err := GroundTruth(context.WithoutCancel(ctx), b.ctl, b.rdb, info.Redis, prefix)
+	l, err := groundTruth(context.WithoutCancel(ctx), sl.read, b.rdb, info.Redis, prefix)
 	if err != nil {
 		return Served{}, err
 	}

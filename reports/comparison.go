@@ -54,5 +54,5 @@ func writeCPU(w io.Writer, ms []results.Series) {
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\n", m.Name, strings.Join(cells, "\t"), busy)
 	}
-	fmt.Fprintf(w, "(idemchaos: this process, the target's server and, in idemchaos's own models, its client; tool: wrk, pgbench or vegeta)\n")
+	fmt.Fprintf(w, "(idemchaos: this process, the target's server and, in idemchaos's own models, its client; tool: wrk, pgbench, mysqlslap or vegeta)\n")
 }

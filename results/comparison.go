@@ -69,14 +69,17 @@ type Ratio struct {
 const (
 	PartPostgres  = "postgres"
 	PartRedis     = "redis"
+	PartMySQL     = "mysql"     // MariaDB (its process group is provision's "mysql")
 	PartIdemchaos = "idemchaos" // this process: the target's server, and idemchaos's client when it drives
-	PartTool      = "tool"      // wrk, pgbench or vegeta
+	PartTool      = "tool"      // wrk, pgbench, mysqlslap or vegeta
 	PartTotal     = "total"
 )
 
 // Parts lists the parts a measurement's CPU time is split into, in table
 // order.
-func Parts() []string { return []string{PartPostgres, PartRedis, PartIdemchaos, PartTool, PartTotal} }
+func Parts() []string {
+	return []string{PartPostgres, PartRedis, PartMySQL, PartIdemchaos, PartTool, PartTotal}
+}
 
 // WriteComparisonJSON writes the comparison, indented.
 func WriteComparisonJSON(w io.Writer, r Comparison) error {

@@ -28,6 +28,7 @@ type benchOptions struct {
 	common
 	profile    api.Profile
 	strategies []string
+	named      bool // --strategies was given: a MariaDB for those on InnoDB is required, not optional
 	load       load.Config
 	timeout    time.Duration
 	keepAlive  bool
@@ -46,20 +47,11 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if o.compare {
 		return cmdCompare(ctx, o, stdout, stderr)
 	}
-	s, err := open(ctx, o.common, 0, o.log(stderr))
+	b, s, err := openBencher(ctx, &o, stderr)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-	dsn, err := s.NewDatabase(ctx)
-	if err != nil {
-		return envError(err)
-	}
-	b, err := engine.NewBencher(ctx, engine.BenchConfig{Strategies: o.strategies, Load: o.load, Timeout: o.timeout,
-		KeepAlive: o.keepAlive, Profile: o.profile}, dsn, s.Services.RedisURL)
-	if err != nil {
-		return envError(err)
-	}
+	defer s.close()
 	defer b.Close()
 	if o.serve != "" {
 		if err := b.Serve(ctx, o.serve, stdout); err != nil {
@@ -74,11 +66,46 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return writeBench(o.files, doc, stdout)
 }
 
+// openBencher opens the stores the strategies need (a MariaDB only for
+// those on InnoDB; --serve needs the first one's alone) and the Bencher
+// on databases of its own. Without a MariaDB, the default list goes on
+// without the strategies on InnoDB, saying so.
+func openBencher(ctx context.Context, o *benchOptions, stderr io.Writer) (*engine.Bencher, *benchStores, error) {
+	need := o.strategies
+	if o.serve != "" {
+		need = need[:1]
+	}
+	s, mysql, err := openBench(ctx, cliOpener(o.common, o.log(stderr)), need, mysqlOptional(o.common, o.named),
+		"the strategies on InnoDB are", o.log(stderr))
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg := engine.BenchConfig{Strategies: o.strategies, Load: o.load, Timeout: o.timeout, KeepAlive: o.keepAlive, Profile: o.profile}
+	if !mysql {
+		cfg.Strategies = withoutInnoDB(o.strategies)
+	}
+	dsn, err := s.NewDatabase(ctx)
+	if err == nil && mysql {
+		cfg.MySQLURL, err = s.newMySQLDatabase(ctx)
+	}
+	if err != nil {
+		s.close()
+		return nil, nil, envError(err)
+	}
+	b, err := engine.NewBencher(ctx, cfg, dsn, s.Services.RedisURL)
+	if err != nil {
+		s.close()
+		return nil, nil, envError(err)
+	}
+	return b, s, nil
+}
+
 func parseBench(args []string) (benchOptions, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	var o benchOptions
 	registerStores(fs, &o.common)
-	sts := fs.String("strategies", "", "comma-separated strategies (default: all but the InnoDB ones, which bench does not deploy yet; none is the baseline)")
+	sts := fs.String("strategies", "", "comma-separated strategies (default: all; none is the baseline). Those on InnoDB run on MariaDB (--mysql-url, else Docker, else a local MariaDB), started only for them; "+
+		"without one, the default list leaves them out and says so, and naming one is an error (exit 3)")
 	rate := fs.Float64("rate", 200, "open model: requests per second (at most 20000); latency counts from each request's intended send time")
 	conc := fs.Int("concurrency", 0, "closed model instead of --rate: this many senders back to back (1 to 1024)")
 	dur := fs.Duration("duration", 10*time.Second, "arrival window per strategy (at most 10m)")
@@ -103,9 +130,10 @@ func parseBench(args []string) (benchOptions, error) {
 	if o.profile, err = o.common.check(); err != nil {
 		return o, err
 	}
-	if o.strategies, err = splitList("strategies", *sts, benchable()); err != nil {
+	if o.strategies, err = splitList("strategies", *sts, design.Names()); err != nil {
 		return o, err
 	}
+	o.named = set["strategies"]
 	o.timeout, o.keepAlive, o.serve, o.compare, o.rounds = *timeout, *keep, *serve, *compare, *rounds
 	o.files = benchFiles{json: o.jsonFile, html: *htmlFile, markdown: *mdFile}
 	o.load = load.Config{Duration: *dur, DupRatio: *dup, Count: *count, Inflight: *inflight, Accounts: *accounts, Seed: *seed}
@@ -136,6 +164,7 @@ func registerStores(fs *flag.FlagSet, c *common) {
 	fs.StringVar(&c.redisURL, "redis-url", os.Getenv("IDEMCHAOS_REDIS_URL"), "use this Redis (redis://host:port/db) instead of starting one")
 	fs.StringVar(&c.postgresURL, "postgres-url", os.Getenv("IDEMCHAOS_POSTGRES_URL"), "use this Postgres (postgres://user@host:port/db, a role that may CREATE DATABASE)")
 	fs.BoolVar(&c.noDocker, "no-docker", false, "never try a Docker engine; start local binaries")
+	fs.StringVar(&c.mysqlURL, "mysql-url", os.Getenv("IDEMCHAOS_MYSQL_URL"), "use this MySQL or MariaDB for the InnoDB strategies (mysql://user:password@host:port/db, a user that may CREATE DATABASE) instead of starting one; given, it must answer (exit 3)")
 	fs.StringVar(&c.profile, "profile", "ietf", "contract profile the target promises: "+strings.Join(api.ProfileNames(), ", "))
 	fs.StringVar(&c.jsonFile, "json", "", "write the figures as JSON (kind bench, schema_version 1) to FILE (- for stdout)")
 	c.registerQuiet(fs)
@@ -219,16 +248,4 @@ func checkLoopback(addr string) error {
 		return usageErrorf("--serve %q: loopback only (127.0.0.1, ::1 or localhost)", addr)
 	}
 	return nil
-}
-
-// benchable are the strategies bench deploys: every one but those on
-// InnoDB (its Bencher reads and resets the Postgres ledger only).
-func benchable() []string {
-	var out []string
-	for _, info := range design.Catalog() {
-		if !info.MySQL {
-			out = append(out, info.Name)
-		}
-	}
-	return out
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/idemchaos/idemchaos/engine/compare"
 	"github.com/idemchaos/idemchaos/reports"
 	"github.com/idemchaos/idemchaos/results"
+	"github.com/idemchaos/idemchaos/targets/strategy/innodb"
 )
 
 // compareConfig is the comparison the bench flags ask for.
@@ -34,7 +35,9 @@ func checkCompare(o benchOptions, set map[string]bool) error {
 
 // cmdCompare runs bench --compare: the stores once, two databases (the
 // targets' and pgbench's), the tools found on PATH (pgbench also where the
-// Postgres binaries are).
+// Postgres binaries are); and, for innodb-tx, a MariaDB with two databases
+// (the targets' and mysqlslap's), left out with a line saying so when none
+// can be had.
 func cmdCompare(ctx context.Context, o benchOptions, stdout, stderr io.Writer) error {
 	c := compareConfig(o)
 	var err error
@@ -45,29 +48,49 @@ func cmdCompare(ctx context.Context, o benchOptions, stdout, stderr io.Writer) e
 		return err
 	}
 	c.Vegeta = vegetaPath(o.log(stderr))
+	c.Mysqlslap = mysqlslapPath(o.log(stderr))
 	if c.Dir, err = os.MkdirTemp("", "idemchaos-compare-*"); err != nil {
 		return envError(err)
 	}
 	defer os.RemoveAll(c.Dir)
 	c.Env = os.Environ()
-	s, err := open(ctx, o.common, 0, o.log(stderr))
+	s, mysql, err := openBench(ctx, cliOpener(o.common, o.log(stderr)), []string{innodb.Tx.Name}, mysqlOptional(o.common, false),
+		"innodb-tx's measurements (mysqlslap, wrk and idemchaos on it) are", o.log(stderr))
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-	var st compare.Stores
-	st.RedisURL, st.Groups = s.Services.RedisURL, s.Services.ProcessGroups()
-	if st.BenchDSN, err = s.NewDatabase(ctx); err != nil {
-		return envError(err)
-	}
-	if st.PgbenchDSN, err = s.NewDatabase(ctx); err != nil {
-		return envError(err)
+	defer s.close()
+	st, err := compareStores(ctx, s, mysql, c.Mysqlslap != "")
+	if err != nil {
+		return err
 	}
 	rep, err := compare.Run(ctx, c, st, o.log(stderr))
 	if err != nil {
 		return envError(err)
 	}
 	return writeCompare(o.files.json, rep, stdout)
+}
+
+// compareStores makes the comparison's databases: the targets' and
+// pgbench's on Postgres; with a MariaDB, the InnoDB targets' and, when
+// mysqlslap is there, its own.
+func compareStores(ctx context.Context, s *benchStores, mysql, slap bool) (compare.Stores, error) {
+	st := compare.Stores{RedisURL: s.Services.RedisURL, Groups: s.Services.ProcessGroups()}
+	var err error
+	if st.BenchDSN, err = s.NewDatabase(ctx); err != nil {
+		return st, envError(err)
+	}
+	if st.PgbenchDSN, err = s.NewDatabase(ctx); err != nil {
+		return st, envError(err)
+	}
+	if !mysql {
+		return st, nil
+	}
+	if st.MySQLURL, err = s.newMySQLDatabase(ctx); err != nil || !slap {
+		return st, err
+	}
+	st.SlapURL, err = s.newMySQLDatabase(ctx)
+	return st, err
 }
 
 // writeCompare writes the tables (unless the JSON goes to stdout) and the JSON.
@@ -112,6 +135,19 @@ func vegetaPath(log io.Writer) string {
 		return ""
 	}
 	return p
+}
+
+// mysqlslapPath is MariaDB's mysqlslap (mariadb-slap, else mysqlslap),
+// "" when it is not installed: the comparison then leaves its measurement
+// out, and says so.
+func mysqlslapPath(log io.Writer) string {
+	for _, name := range []string{"mariadb-slap", "mysqlslap"} {
+		if p, err := compare.FindTool(name, nil); err == nil {
+			return p
+		}
+	}
+	fmt.Fprintln(log, "bench --compare: mysqlslap not found on PATH (Debian: apt-get install mariadb-client; scripts/setup installs it): its measurement is left out")
+	return ""
 }
 
 // goBinDirs are where go install puts a binary: GOBIN, else each GOPATH's bin.

@@ -13,9 +13,11 @@ import (
 
 // TestBenchCompareRuns: the short form of bench --compare (one round of a
 // second per measurement) runs pgbench, wrk, vegeta (scripts/setup installs
-// it: here it must be there) and idemchaos's own models on the same stores
-// and states every ratio from them. It checks that the
-// comparison runs, not how fast anything is.
+// it: here it must be there) and idemchaos's own models on the same stores,
+// and innodb-tx beside pg-tx on a MariaDB it starts for them (mysqlslap on
+// its SQL, wrk and idemchaos's closed model on its endpoint), and states
+// every ratio from them. It checks that the comparison runs, not how fast
+// anything is.
 func TestBenchCompareRuns(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "compare.json")
 	o := cli(t, "bench", "--compare", "--rounds", "1", "--duration", "1s", "--json", file)
@@ -33,17 +35,35 @@ func TestBenchCompareRuns(t *testing.T) {
 	if rep.Kind != results.ComparisonKind || rep.Rounds != 1 || rep.Concurrency != 16 {
 		t.Fatalf("header: kind %q, %d rounds, %d senders", rep.Kind, rep.Rounds, rep.Concurrency)
 	}
-	if len(rep.Measurements) != 10 {
-		t.Fatalf("%d measurements, want 10 (vegeta's among them: scripts/setup installs it)\nstderr:\n%s", len(rep.Measurements), o.stderr)
+	if len(rep.Measurements) != 13 {
+		t.Fatalf("%d measurements, want 13 (vegeta's and the MySQL ones among them: scripts/setup installs them)\nstderr:\n%s",
+			len(rep.Measurements), o.stderr)
 	}
+	names := map[string]bool{}
 	for _, m := range rep.Measurements {
+		names[m.Name] = true
 		if len(m.Values) != 1 || m.Values[0] <= 0 {
 			t.Errorf("%s: values %v, want one positive figure", m.Name, m.Values)
 		}
 		checkCPU(t, m)
 	}
-	if len(rep.Ratios) != 8 {
-		t.Fatalf("%d ratios, want 8", len(rep.Ratios))
+	for _, want := range []string{compare.MeasureSlapInnoTx, compare.MeasureWrkInnoTx, compare.MeasureKeepAliveInnoTx, compare.MeasurePgbench} {
+		if !names[want] {
+			t.Errorf("no measurement %q among %v", want, names)
+		}
+	}
+	if len(rep.Ratios) != 12 {
+		t.Fatalf("%d ratios, want 12", len(rep.Ratios))
+	}
+	ratios := map[string]bool{}
+	for _, r := range rep.Ratios {
+		ratios[r.Name] = true
+	}
+	for _, want := range []string{"innodb-tx / pg-tx, the SQL (mysqlslap / pgbench)", "innodb-tx / pg-tx (wrk, closed)",
+		"wrk innodb-tx / mysqlslap on the same SQL", "idemchaos keep-alive / wrk, innodb-tx", "wrk pg-tx / pgbench on the same SQL"} {
+		if !ratios[want] {
+			t.Errorf("no ratio %q", want)
+		}
 	}
 	for _, r := range rep.Ratios {
 		if len(r.Values) != 1 || r.Median <= 0 {
@@ -53,28 +73,37 @@ func TestBenchCompareRuns(t *testing.T) {
 			t.Errorf("the table lacks %q:\n%s", r.Name, o.stdout)
 		}
 	}
-	if n := strings.Count(o.stderr, "round 1/1"); n != 10 {
+	if n := strings.Count(o.stderr, "round 1/1"); n != 13 {
 		t.Errorf("%d progress lines, want one per measurement:\n%s", n, o.stderr)
 	}
 }
 
 // checkCPU: every measurement on the stores idemchaos started has the CPU
-// time per request of Postgres and of this process, and a load tool's own
-// where one drove it; the total is the sum.
+// time per request of its SQL store (Postgres, or MariaDB for innodb-tx)
+// and of this process, and a load tool's own where one drove it; the
+// total is the sum of the parts.
 func checkCPU(t *testing.T, m results.Series) {
 	t.Helper()
 	cpu := map[string]float64{}
+	sum := 0.0
 	for _, c := range m.CPU {
 		cpu[c.Name] = c.Median
+		if c.Name != compare.PartTotal {
+			sum += c.Median
+		}
 	}
-	tool := strings.HasPrefix(m.Name, "wrk") || strings.HasPrefix(m.Name, "pgbench") || strings.HasPrefix(m.Name, "vegeta")
-	if cpu[compare.PartPostgres] <= 0 || (tool && cpu[compare.PartTool] <= 0) || (!tool && cpu[compare.PartIdemchaos] <= 0) {
-		t.Errorf("%s: CPU per request %v; want Postgres's, and the tool's or idemchaos's", m.Name, cpu)
+	tool := strings.HasPrefix(m.Name, "wrk") || strings.HasPrefix(m.Name, "pgbench") || strings.HasPrefix(m.Name, "vegeta") ||
+		strings.HasPrefix(m.Name, "mysqlslap")
+	store := compare.PartPostgres
+	if strings.Contains(m.Name, "innodb-tx") {
+		store = compare.PartMySQL
+	}
+	if cpu[store] <= 0 || (tool && cpu[compare.PartTool] <= 0) || (!tool && cpu[compare.PartIdemchaos] <= 0) {
+		t.Errorf("%s: CPU per request %v; want %s's, and the tool's or idemchaos's", m.Name, cpu, store)
 	}
 	if m.Busy == nil || m.Busy.Median <= 0 || m.Busy.Median > 1 {
 		t.Errorf("%s: machine busy %+v, want a share in (0, 1]", m.Name, m.Busy)
 	}
-	sum := cpu[compare.PartPostgres] + cpu[compare.PartRedis] + cpu[compare.PartIdemchaos] + cpu[compare.PartTool]
 	if d := sum - cpu[compare.PartTotal]; d > 1 || d < -1 {
 		t.Errorf("%s: parts sum to %.1f, total %.1f", m.Name, sum, cpu[compare.PartTotal])
 	}

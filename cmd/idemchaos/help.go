@@ -70,11 +70,13 @@ var commands = []command{
 		"--compare [--rounds N] [--duration D] [--json FILE]"}, "what each strategy costs",
 		"Measures each strategy's latency percentiles and throughput under an open-model load (or a closed one with " +
 			"--concurrency), with a share of duplicate retries, and writes them as a table, JSON, Markdown or HTML. " +
+			"The strategies on InnoDB run on a MariaDB started for them (--mysql-url names one). " +
 			"--compare measures pg-tx's and none's SQL with pgbench, none, pg-tx and redis-pg-guard with wrk, and pg-tx " +
 			"and none with idemchaos's closed and open models (and pg-tx with vegeta's open model, when vegeta is installed), " +
-			"interleaved over --rounds rounds of --duration each on " +
+			"and beside them innodb-tx's SQL with mysqlslap, innodb-tx with wrk and with idemchaos's closed model (left out, " +
+			"said on one line, without mysqlslap or a MariaDB), interleaved over --rounds rounds of --duration each on " +
 			"the same stores, and prints the ratios with their ranges and the CPU time per request of Postgres, Redis, " +
-			"idemchaos and the load tool (exit 3 without pgbench or wrk)."},
+			"MariaDB, idemchaos and the load tool (exit 3 without pgbench or wrk)."},
 	{"lint", []string{"--openapi FILE [--profile ietf|stripe|FILE] [--operation ID]"}, "your OpenAPI description against a profile",
 		"Checks the idempotency contract your service's OpenAPI description documents against a profile: the key " +
 			"header declared (required when the profile refuses a request without a key, optional when it serves one), " +

@@ -2,7 +2,9 @@
 // measures the same strategies with pgbench (the strategy's SQL), wrk (the
 // same HTTP endpoint) and idemchaos's own closed and open models,
 // interleaved over rounds, and states the ratios between them with their
-// ranges and the CPU time each process spent per request.
+// ranges and the CPU time each process spent per request. Given a MariaDB,
+// it measures innodb-tx beside pg-tx the same way: mysqlslap on its SQL,
+// wrk on its endpoint and idemchaos's closed model.
 //
 // It is an internal part of idemchaos, not a stable API: it may change
 // between releases.
@@ -20,6 +22,7 @@ import (
 	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/sim/load"
 	"github.com/idemchaos/idemchaos/targets/api"
+	"github.com/idemchaos/idemchaos/targets/strategy/innodb"
 )
 
 // Bounds of a comparison.
@@ -41,6 +44,7 @@ type Config struct {
 	Pgbench     string   // path of the pgbench binary
 	Wrk         string   // path of the wrk binary
 	Vegeta      string   // path of the vegeta binary ("": not installed, its measurement is left out)
+	Mysqlslap   string   // path of mysqlslap ("": not installed, its measurement is left out)
 	Dir         string   // scratch directory: scripts and the tools' outputs
 	Env         []string // the tools' environment (their PATH, PG* and the like)
 
@@ -48,12 +52,16 @@ type Config struct {
 }
 
 // Stores are where every measurement runs: a database for the targets, one
-// for pgbench, and Redis.
+// for pgbench, and Redis; and, for innodb-tx, a MariaDB database for the
+// targets and one for mysqlslap (mysql://...; "": the MySQL measurements
+// are left out).
 type Stores struct {
 	BenchDSN, PgbenchDSN, RedisURL string
+	MySQLURL, SlapURL              string
 	// Groups are the leader processes of the stores started here, by part
-	// (PartPostgres, PartRedis): their CPU time per request is measured.
-	// A store given by a loopback URL is found by its listening port.
+	// (PartPostgres, PartRedis, PartMySQL): their CPU time per request is
+	// measured. A store given by a loopback URL is found by its listening
+	// port.
 	Groups map[string]int
 }
 
@@ -120,51 +128,94 @@ func Run(ctx context.Context, c Config, s Stores, progress io.Writer) (results.C
 
 // measurers builds every measurement on the stores; closeAll releases them.
 func measurers(ctx context.Context, c Config, s Stores) ([]measurer, func(), error) {
-	pgb, err := newPgbench(ctx, c, s.PgbenchDSN)
+	t, err := newDrivers(ctx, c, s)
 	if err != nil {
 		return nil, nil, err
 	}
+	return t.measurers(), t.close, nil
+}
+
+// drivers are what the measurements drive the stores and the targets
+// with: pgbench, mysqlslap (nil: not installed, or no MariaDB) and the
+// Benchers of idemchaos's closed model (with keep-alive, which also deploys
+// the targets of wrk; and with a connection per request) and open model.
+type drivers struct {
+	cfg                   Config
+	open                  load.Config
+	innoDB                bool // a MariaDB: innodb-tx is measured too
+	pgb                   *pgbench
+	slap                  *mysqlslap
+	keep, perConn, opened *engine.Bencher
+}
+
+func newDrivers(ctx context.Context, c Config, s Stores) (*drivers, error) {
+	d := &drivers{cfg: c, innoDB: s.MySQLURL != "",
+		open: load.Config{Rate: c.Rate, Duration: c.Duration, DupRatio: c.DupRatio, Seed: c.Seed}}
+	var err error
+	if d.pgb, err = newPgbench(ctx, c, s.PgbenchDSN); err != nil {
+		return nil, err
+	}
 	closed := load.Config{Workers: c.Concurrency, Duration: c.Duration, DupRatio: c.DupRatio, Seed: c.Seed}
-	open := load.Config{Rate: c.Rate, Duration: c.Duration, DupRatio: c.DupRatio, Seed: c.Seed}
-	var benchers []*engine.Bencher
-	closeAll := func() {
-		pgb.close()
-		for _, b := range benchers {
+	bencher := func(l load.Config, keep bool) (*engine.Bencher, error) {
+		return engine.NewBencher(ctx, engine.BenchConfig{Load: l, Timeout: c.Timeout, KeepAlive: keep,
+			Profile: c.Profile, MySQLURL: s.MySQLURL}, s.BenchDSN, s.RedisURL)
+	}
+	var err1, err2, err3, err4 error
+	d.keep, err1 = bencher(closed, true)
+	d.perConn, err2 = bencher(closed, false)
+	d.opened, err3 = bencher(d.open, false)
+	if d.innoDB && s.SlapURL != "" && c.Mysqlslap != "" {
+		d.slap, err4 = newMysqlslap(ctx, c, s.SlapURL)
+	}
+	if err := firstErr(err1, err2, err3, err4); err != nil {
+		d.close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// close releases what newDrivers opened.
+func (d *drivers) close() {
+	d.pgb.close()
+	for _, b := range []*engine.Bencher{d.keep, d.perConn, d.opened} {
+		if b != nil {
 			b.Close()
 		}
 	}
-	bencher := func(l load.Config, keep bool) (*engine.Bencher, error) {
-		b, err := engine.NewBencher(ctx, engine.BenchConfig{Load: l, Timeout: c.Timeout, KeepAlive: keep,
-			Profile: c.Profile}, s.BenchDSN, s.RedisURL)
-		if err == nil {
-			benchers = append(benchers, b)
-		}
-		return b, err
+	if d.slap != nil {
+		d.slap.close()
 	}
-	keep, err1 := bencher(closed, true)
-	perConn, err2 := bencher(closed, false)
-	openB, err3 := bencher(open, false)
-	if err := firstErr(err1, err2, err3); err != nil {
-		closeAll()
-		return nil, nil, err
-	}
-	w := wrk{cfg: c, b: keep}
+}
+
+// measurers are the measurements, each tool's beside the others of its
+// kind: the SQL alone, wrk, idemchaos's closed model, the open models.
+func (d *drivers) measurers() []measurer {
+	c, w := d.cfg, wrk{cfg: d.cfg, b: d.keep}
 	ms := []measurer{
-		{MeasurePgbench, "tps", pgb.taker(pgb.pgTx)},
-		{MeasurePgbenchNone, "tps", pgb.taker(pgb.none)},
-		{MeasureWrkNone, "req/s", w.taker(design.Baseline)},
-		{MeasureWrkPgTx, "req/s", w.taker(design.Reference)},
-		{MeasureWrkGuard, "req/s", w.taker(design.Guarded)},
-		{MeasureKeepAlive, "req/s", throughput(c, keep, design.Reference)},
-		{MeasurePerConn, "req/s", throughput(c, perConn, design.Reference)},
-		{MeasureOpenNone, "ms p50", p50(c, openB, design.Baseline)},
-		{MeasureOpenPgTx, "ms p50", p50(c, openB, design.Reference)},
+		{MeasurePgbench, "tps", d.pgb.taker(d.pgb.pgTx)},
+		{MeasurePgbenchNone, "tps", d.pgb.taker(d.pgb.none)},
 	}
+	if d.slap != nil {
+		ms = append(ms, measurer{MeasureSlapInnoTx, "tps", d.slap.take})
+	}
+	ms = append(ms, measurer{MeasureWrkNone, "req/s", w.taker(design.Baseline)},
+		measurer{MeasureWrkPgTx, "req/s", w.taker(design.Reference)},
+		measurer{MeasureWrkGuard, "req/s", w.taker(design.Guarded)})
+	if d.innoDB {
+		ms = append(ms, measurer{MeasureWrkInnoTx, "req/s", w.taker(innodb.Tx.Name)})
+	}
+	ms = append(ms, measurer{MeasureKeepAlive, "req/s", throughput(c, d.keep, design.Reference)},
+		measurer{MeasurePerConn, "req/s", throughput(c, d.perConn, design.Reference)})
+	if d.innoDB {
+		ms = append(ms, measurer{MeasureKeepAliveInnoTx, "req/s", throughput(c, d.keep, innodb.Tx.Name)})
+	}
+	ms = append(ms, measurer{MeasureOpenNone, "ms p50", p50(c, d.opened, design.Baseline)},
+		measurer{MeasureOpenPgTx, "ms p50", p50(c, d.opened, design.Reference)})
 	if c.Vegeta != "" {
-		v := vegeta{cfg: c, b: openB, open: open}
+		v := vegeta{cfg: c, b: d.opened, open: d.open}
 		ms = append(ms, measurer{MeasureVegetaPgTx, "ms p50", v.taker(design.Reference)})
 	}
-	return ms, closeAll, nil
+	return ms
 }
 
 func firstErr(errs ...error) error {

@@ -16,8 +16,10 @@ const (
 	PartIdemchaos = results.PartIdemchaos
 	PartTool      = results.PartTool
 	PartTotal     = results.PartTotal
+	PartMySQL     = results.PartMySQL
 )
 
+// parts are the parts a measurement's CPU time is split into.
 var parts = results.Parts()
 
 // The machine's CPU time in a reading (/proc/stat, every CPU): busy (not

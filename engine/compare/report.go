@@ -24,6 +24,12 @@ const (
 	MeasureOpenNone    = "idemchaos open, none"
 	MeasureOpenPgTx    = "idemchaos open, pg-tx"
 	MeasureVegetaPgTx  = "vegeta open, pg-tx"
+
+	// innodb-tx on MariaDB, when a MariaDB could be had (mysqlslap's when
+	// it is installed too).
+	MeasureSlapInnoTx      = "mysqlslap, innodb-tx SQL"
+	MeasureWrkInnoTx       = "wrk, innodb-tx"
+	MeasureKeepAliveInnoTx = "idemchaos closed keep-alive, innodb-tx"
 )
 
 // ratioDef is one ratio of the table: num / den per round, and the goal
@@ -42,6 +48,10 @@ var ratioDefs = []ratioDef{
 	{"open model p50, none / pg-tx", MeasureOpenNone, MeasureOpenPgTx, 0},
 	{"open model p50, idemchaos / vegeta, pg-tx", MeasureOpenPgTx, MeasureVegetaPgTx, 0},
 	{"pgbench pg-tx / none (the SQL alone)", MeasurePgbench, MeasurePgbenchNone, 0},
+	{"innodb-tx / pg-tx, the SQL (mysqlslap / pgbench)", MeasureSlapInnoTx, MeasurePgbench, 0},
+	{"innodb-tx / pg-tx (wrk, closed)", MeasureWrkInnoTx, MeasureWrkPgTx, 0},
+	{"wrk innodb-tx / mysqlslap on the same SQL", MeasureWrkInnoTx, MeasureSlapInnoTx, 0},
+	{"idemchaos keep-alive / wrk, innodb-tx", MeasureKeepAliveInnoTx, MeasureWrkInnoTx, 0},
 }
 
 func newReport(c Config, started time.Time) results.Comparison {
@@ -110,8 +120,8 @@ func cpuNote(x sample) string {
 }
 
 // ratios divides, round by round, the measurements each ratio names (a
-// ratio of a measurement left out, vegeta's when it is not installed, is
-// left out too).
+// ratio of a measurement left out, vegeta's when it is not installed or
+// the MySQL ones without a MariaDB, is left out too).
 func ratios(ms []results.Series) []results.Ratio {
 	byName := map[string]results.Series{}
 	for _, m := range ms {

@@ -8,8 +8,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/idemchaos/idemchaos/targets/provision"
 )
 
 // listener finds the process listening on a loopback TCP port (from
@@ -62,6 +65,11 @@ func (s Stores) groups() map[string]int {
 	if o, err := redis.ParseURL(s.RedisURL); err == nil {
 		addrs[PartRedis] = o.Addr
 	}
+	if s.MySQLURL != "" {
+		if addr, err := mysqlAddr(s.MySQLURL); err == nil {
+			addrs[PartMySQL] = addr
+		}
+	}
 	for part, addr := range addrs {
 		if _, known := out[part]; known {
 			continue
@@ -76,6 +84,19 @@ func (s Stores) groups() map[string]int {
 		}
 	}
 	return out
+}
+
+// mysqlAddr is the host:port of a mysql:// URL.
+func mysqlAddr(url string) (string, error) {
+	dsn, err := provision.MySQLDSN(url)
+	if err != nil {
+		return "", err
+	}
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		return "", err
+	}
+	return cfg.Addr, nil
 }
 
 func loopback(host string) bool {

@@ -8,7 +8,8 @@ import (
 )
 
 // toolPackages are the Debian packages the load tools come in.
-var toolPackages = map[string]string{"pgbench": "postgresql-contrib", "wrk": "wrk"}
+var toolPackages = map[string]string{"pgbench": "postgresql-contrib", "wrk": "wrk",
+	"mariadb-slap": "mariadb-client", "mysqlslap": "mariadb-client"}
 
 // FindTool finds a load tool on PATH, else in one of dirs (where the
 // Postgres binaries or go install put theirs); the error says how to
