@@ -42,7 +42,8 @@ type ClientTable struct {
 
 // NewClientTable judges each run (scenarios.JudgeClient) and folds the
 // runs of each client into its row; runs of a client not listed are left
-// out, and a client with no run has a row with no results.
+// out, and a client with no run has a row with no results. The table's
+// seeds are the runs a row holds (seeds, when none ran).
 func NewClientTable(clients []Client, seeds int, recs []scenarios.ClientRecord) ClientTable {
 	t := ClientTable{Seeds: seeds}
 	for _, c := range clients {
@@ -54,6 +55,13 @@ func NewClientTable(clients []Client, seeds int, recs []scenarios.ClientRecord) 
 		}
 		row.Class = row.class()
 		t.Rows = append(t.Rows, row)
+	}
+	ran := 0 // a saved run says how many seeds it holds
+	for _, r := range t.Rows {
+		ran = max(ran, len(r.Results))
+	}
+	if ran > 0 {
+		t.Seeds = ran
 	}
 	return t
 }

@@ -41,9 +41,9 @@ func TestClientTableFoldsEachClient(t *testing.T) {
 	clients := []Client{{Name: "newkey", Shape: "json"}, {Name: "keeper", Shape: "json"}, {Name: "absent", Shape: "stripe"}}
 	recs := []scenarios.ClientRecord{dropped("newkey", 2, "k2", 2), dropped("keeper", 1, "k1", 1), dropped("newkey", 1, "k3", 2),
 		dropped("stranger", 1, "k1", 1)}
-	tbl := NewClientTable(clients, 2, recs)
-	if len(tbl.Rows) != 3 {
-		t.Fatalf("%d rows; want one per client", len(tbl.Rows))
+	tbl := NewClientTable(clients, 5, recs)
+	if len(tbl.Rows) != 3 || tbl.Seeds != 2 {
+		t.Fatalf("%d rows, %d seeds; want one per client, and the 2 seeds its runs hold", len(tbl.Rows), tbl.Seeds)
 	}
 	nk := tbl.Rows[0]
 	if nk.Class != BreaksMoney || len(nk.Results) != 2 || nk.Results[0].Seed != 1 || nk.Shown[check.RetryNewKey] != 2 ||
