@@ -20,9 +20,10 @@ func WriteBenchTable(w io.Writer, doc results.Bench) error {
 	if err := benchKindRows(w, doc.Results); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "\n%s model; latency from each request's %s; answers: first = a 2xx that executed, "+
-		"replay = a replayed 2xx, 409 = a duplicate in flight\nerrors: timeout, reset, 5xx, 4xx (other than 409), refused; "+
-		"anomalies: %s\n", doc.Model, doc.LatencyFrom, anomalyLegend())
+	_, err := io.WriteString(w, "\n"+wrapWords("", "  ", fmt.Sprintf("%s model; latency from each request's %s; answers: first = a 2xx "+
+		"that executed, replay = a replayed 2xx, 409 = a duplicate in flight", doc.Model, doc.LatencyFrom), legendWidth)+
+		wrapWords("errors: ", "        ", "timeout, reset, 5xx, 4xx (other than 409), refused", legendWidth)+
+		wrapList("anomalies: ", anomalyNames(), legendWidth))
 	return err
 }
 
@@ -53,10 +54,14 @@ func benchKindRows(w io.Writer, rs []results.BenchResult) error {
 }
 
 // anomalyLegend spells out the short anomaly names, in the checker's order.
-func anomalyLegend() string {
+func anomalyLegend() string { return strings.Join(anomalyNames(), ", ") }
+
+// anomalyNames are the anomalies, each after its short name ("dc
+// double_charge").
+func anomalyNames() []string {
 	var parts []string
 	for _, n := range check.Names() {
 		parts = append(parts, check.Anomaly(n).Short()+" "+n)
 	}
-	return strings.Join(parts, ", ")
+	return parts
 }

@@ -100,7 +100,7 @@ var commands = []command{
 	{"conformance", []string{"[--targets a,b] [--scenarios x,y] [--profiles p,q] [--seeds N] [--out DIR] [--md FILE]",
 		"--seeds 1 --golden FILE", "--from DIR [--md FILE] [--verdicts FILE]",
 		"--clients [--only a,b] [--seeds N] [--out DIR] [--md FILE] [--verdicts FILE] [--golden FILE] [--from DIR]"},
-		"the idempotency libraries under every scenario (CONFORMANCE.md), and the client SDKs (CLIENTS.md)",
+		"idempotency libraries and client SDKs (CONFORMANCE.md, CLIENTS.md)",
 		"Builds and starts each conformance target (Fiber v2's idempotency middleware, @node-idempotency/core, " +
 			"Powertools' makeIdempotent, and paymentd's pg-tx and redis-pg-guard as reference rows) on loopback, runs every " +
 			"scenario that can run against it under each profile on --seeds seeds, exactly as against your own service, and " +
@@ -137,7 +137,9 @@ func mainUsage() string {
 	b.WriteString("idemchaos: chaos and simulation harness for the Idempotency-Key pattern\n\nusage:\n")
 	for _, c := range commands {
 		for i, f := range c.forms {
-			line := "  idemchaos " + c.name + " " + f
+			head := "  idemchaos " + c.name + " "
+			line := strings.TrimSuffix(reports.Wrap(head, strings.Repeat(" ", len(head)+2), bracketsWhole(f), 118), "\n")
+			line = strings.ReplaceAll(line, "\x00", " ")
 			switch {
 			case i > 0:
 			case len(line) < 50:
@@ -155,7 +157,8 @@ func mainUsage() string {
 const usageTail = `
 common flags: --redis-url, --postgres-url (else IDEMCHAOS_REDIS_URL, IDEMCHAOS_POSTGRES_URL;
               else a Docker engine; else local redis-server and postgres), --mysql-url (else
-              IDEMCHAOS_MYSQL_URL, Docker, a local MariaDB; for the innodb-* strategies only), --no-docker, --quiet,
+              IDEMCHAOS_MYSQL_URL, Docker, a local MariaDB; for the innodb-* strategies only),
+              --no-docker, --quiet,
               --profile NAME|FILE, --scenario-file FILE (run, matrix: a scenario of your own, see examples/),
               --shard K/N (matrix, soak: this process's share of the run; idemchaos merge joins the shards),
               --wide, --color auto|always|never (the terminal view; NO_COLOR is respected)
@@ -165,7 +168,12 @@ exit codes: 0 pass (matrix: every cell as declared), 1 invariant violated (matri
 run 'idemchaos COMMAND -h' for a command's usage and flags
 `
 
-// writeHelp prints a subcommand's usage lines, its paragraph and its flags.
+// helpWidth is where help text breaks its lines (a terminal of 120
+// columns keeps them whole).
+const helpWidth = 100
+
+// writeHelp prints a subcommand's usage lines, its paragraph and its
+// flags, each flag's description wrapped under it.
 func writeHelp(w io.Writer, fs *flag.FlagSet) {
 	c, _ := commandNamed(fs.Name())
 	for i, f := range c.forms {
@@ -173,16 +181,53 @@ func writeHelp(w io.Writer, fs *flag.FlagSet) {
 		if i > 0 {
 			head = "       "
 		}
-		fmt.Fprintf(w, "%sidemchaos %s %s\n", head, c.name, f)
+		head += "idemchaos " + c.name + " "
+		form := reports.Wrap(head, strings.Repeat(" ", len(head)+2), bracketsWhole(f), helpWidth)
+		fmt.Fprint(w, strings.ReplaceAll(form, "\x00", " "))
 	}
-	fmt.Fprint(w, "\n"+reports.Wrap("", "", c.about, 100))
-	n := 0
-	fs.VisitAll(func(*flag.Flag) { n++ })
-	if n > 0 {
-		fmt.Fprintln(w, "\nflags:")
-		fs.SetOutput(w)
-		fs.PrintDefaults()
+	fmt.Fprint(w, "\n"+reports.Wrap("", "", c.about, helpWidth))
+	first := true
+	fs.VisitAll(func(f *flag.Flag) {
+		if first {
+			fmt.Fprintln(w, "\nflags:")
+			first = false
+		}
+		kind, usage := flag.UnquoteUsage(f)
+		fmt.Fprintln(w, strings.TrimRight("  -"+f.Name+" "+kind, " "))
+		fmt.Fprint(w, reports.Wrap("        ", "        ", usage+defaultNote(f, kind), helpWidth))
+	})
+}
+
+// bracketsWhole joins the words of each [...] group of a usage form with
+// a NUL, so that a wrap breaks lines between groups only.
+func bracketsWhole(form string) string {
+	var b strings.Builder
+	depth := 0
+	for _, r := range form {
+		switch {
+		case r == '[':
+			depth++
+		case r == ']':
+			depth--
+		case r == ' ' && depth > 0:
+			r = 0
+		}
+		b.WriteRune(r)
 	}
+	return b.String()
+}
+
+// defaultNote says a flag's default, as flag.PrintDefaults does: none for
+// a zero value, a string's quoted.
+func defaultNote(f *flag.Flag, kind string) string {
+	switch f.DefValue {
+	case "", "0", "false", "0s":
+		return ""
+	}
+	if kind == "string" {
+		return fmt.Sprintf(" (default %q)", f.DefValue)
+	}
+	return " (default " + f.DefValue + ")"
 }
 
 // flagError turns a flag parsing error into what the user sees: the help
