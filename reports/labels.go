@@ -1,9 +1,11 @@
 package reports
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 
+	"github.com/idemchaos/idemchaos/scenarios/check"
 	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/sim/workload"
 )
@@ -15,10 +17,7 @@ func moneyOf(minor int64) string { return Money(minor) + " " + workload.Currency
 // moneyIn is an amount in minor units in major units with currency ("":
 // the plans' own), as a result states it: client mode's API charges usd.
 func moneyIn(minor int64, currency string) string {
-	if currency == "" {
-		return moneyOf(minor)
-	}
-	return Money(minor) + " " + strings.ToUpper(currency)
+	return check.Amount(minor, strings.ToUpper(cmp.Or(currency, workload.Currency)))
 }
 
 // attemptFlags lists what the attempts table marks beside the status.

@@ -115,16 +115,16 @@ func (f clientFlags) check(command []string) (api.Shape, error) {
 	switch {
 	case err != nil:
 		return shape, usageErrorf("--shape: %v", err)
+	case f.ops < 6 || f.ops > 500:
+		return shape, usageErrorf("--ops %d: want 6 (one per fault) to 500", f.ops)
+	case f.bound < time.Second:
+		return shape, usageErrorf("--bound %s: want at least 1s", f.bound)
 	case f.serve != "":
 		return shape, f.checkServe(command)
 	case f.stdin:
 		return shape, usageErrorf("--stdin reads the outcome lines of a client run by hand: it needs --serve")
 	case len(command) == 0:
 		return shape, usageErrorf("client: the client's command is missing: idemchaos client [flags] -- node charge.js (or --serve 127.0.0.1:0 for a client run by hand)")
-	case f.ops < 6 || f.ops > 500:
-		return shape, usageErrorf("--ops %d: want 6 (one per fault) to 500", f.ops)
-	case f.bound < time.Second:
-		return shape, usageErrorf("--bound %s: want at least 1s", f.bound)
 	}
 	return shape, nil
 }

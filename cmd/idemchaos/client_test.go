@@ -130,6 +130,7 @@ func TestClientServeBadInput(t *testing.T) {
 		{[]string{"client", "--serve", "10.1.2.3:80"}, "loopback only"},
 		{[]string{"client", "--serve", "127.0.0.1:0", "--seeds", "2"}, "one seed at a time"},
 		{[]string{"client", "--stdin", "--", "node", "charge.js"}, "it needs --serve"},
+		{[]string{"client", "--serve", "127.0.0.1:0", "--ops", "3"}, "--ops 3"},
 	} {
 		o := cli(t, tc.args...)
 		if o.code != exitUsage || !strings.Contains(o.stderr, tc.want) {

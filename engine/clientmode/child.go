@@ -72,18 +72,27 @@ func read(r io.Reader, echo io.Writer, ops []history.Operation, t0 time.Time) ch
 		}
 		if len(line) > 0 {
 			fmt.Fprintln(echo, text)
-			told, ok, perr := scenarios.ParseTold(text, ops, time.Since(t0))
-			switch {
-			case perr != nil:
-				out.unread = append(out.unread, perr.Error())
-			case ok:
-				out.told = append(out.told, told)
-			}
+			out.add(text, ops, time.Since(t0))
 		}
 		if err != nil {
 			return out
 		}
 	}
+}
+
+// add reads one line the client printed into out and returns the
+// operation it names ("": none, a log line of the client's own).
+func (out *childOut) add(line string, ops []history.Operation, at time.Duration) string {
+	told, ok, err := scenarios.ParseTold(line, ops, at)
+	switch {
+	case err != nil:
+		out.unread = append(out.unread, err.Error())
+	case ok:
+		out.told = append(out.told, told)
+	default:
+		return ""
+	}
+	return told.Op
 }
 
 // commandLine is the client's command line, for the repro ("": a Go

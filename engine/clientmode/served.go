@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/sim/workload"
 )
@@ -40,7 +39,9 @@ func runServed(ctx context.Context, cfg Config, s *served, plan workload.ClientP
 	for len(seen) < len(ops) {
 		select {
 		case line := <-s.told:
-			out.add(line, ops, time.Since(t0), seen)
+			if op := out.add(line, ops, time.Since(t0)); op != "" {
+				seen[op] = true
+			}
 			fmt.Fprintln(outputOf(cfg), line)
 		case <-ended:
 			out.exit = "its outcome lines ended before every operation had one"
@@ -54,19 +55,6 @@ func runServed(ctx context.Context, cfg Config, s *served, plan workload.ClientP
 		}
 	}
 	return out, nil
-}
-
-// add reads one outcome line into out, marking its operation seen.
-func (out *childOut) add(line string, ops []history.Operation, at time.Duration, seen map[string]bool) {
-	told, ok, err := scenarios.ParseTold(line, ops, at)
-	switch {
-	case err != nil:
-		out.unread = append(out.unread, err.Error())
-		seen[told.Op] = true
-	case ok:
-		out.told = append(out.told, told)
-		seen[told.Op] = true
-	}
 }
 
 // readLines sends r's lines to lines until done, and closes ended at its
