@@ -172,7 +172,8 @@ func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 		d.close()
 		return obs, 0, err
 	}
-	armInjections(d.failpoints, plan, links{pg: d.pgLink, redis: d.redisLink, repl: repl})
+	hold := c.Holds(sc, plan)
+	armInjections(d.failpoints, withOps(plan, hold.Ops), links{pg: d.pgLink, redis: d.redisLink, repl: repl})
 	repl.watch()
 	heal := func() error { return errors.Join(repl.heal(), d.heal()) }
 	cl := client.New(client.Config{Routes: d.route, Seed: c.Seed, Since: since, Policy: sc.Policy, Around: gateAround(d.gate)})
@@ -180,6 +181,9 @@ func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	var probes []history.Attempt
 	probes, obs.History.Quiesced, err = afterTraffic(ctx, cl, sc, plan, attempts, heal, since, c.ClaimTTL, c.Profile.InFlight)
 	attempts = append(attempts, probes...)
+	if err == nil && ctx.Err() == nil && len(hold.Ops) > 0 {
+		attempts = append(attempts, holdProbes(ctx, cl, hold)...)
+	}
 	cl.Close()
 	closeErr := d.close() // waits for in-flight handlers: the stores are final after this
 	if err := errors.Join(err, ctx.Err(), closeErr); err != nil {

@@ -48,3 +48,42 @@ func statuses(rec scenarios.Record) map[int]int {
 	}
 	return out
 }
+
+// TestBuiltinHoldProbes: a built-in strategy's concurrent-duplicates run
+// ends with the hold probes, each first request held at before-commit:
+// innodb-blocking-claim's duplicates wait on the key row it inserted and
+// are judged held on every pair; innodb-tx refuses every one at once (409)
+// and passes; pg-blocking-claim, Postgres's same mistake, is held too.
+func TestBuiltinHoldProbes(t *testing.T) {
+	r := newRunner(t)
+	for _, c := range []struct {
+		strategy string
+		held     bool
+	}{{"innodb-blocking-claim", true}, {"innodb-tx", false}, {"pg-blocking-claim", true}} {
+		res, rec, err := engine.Run(context.Background(), r, scenarios.Cell{Strategy: c.strategy, Scenario: "concurrent-duplicates", Seed: 3, Profile: api.IETF}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		probes, fromProbes := 0, 0
+		for _, a := range rec.Obs.History.Attempts {
+			if a.HoldProbe {
+				probes++
+			}
+		}
+		for _, f := range res.Findings {
+			if f.Anomaly == "held_duplicate" && strings.Contains(f.Detail, "hold probe") {
+				fromProbes++
+			}
+		}
+		h := res.Holds
+		switch {
+		case probes != 2*scenarios.HoldPairs || h == nil || h.Pairs != scenarios.HoldPairs:
+			t.Errorf("%s: %d hold-probe attempts, holds %+v; want %d pairs", c.strategy, probes, h, scenarios.HoldPairs)
+		case c.held && (h.Held != h.Pairs || fromProbes != h.Pairs || res.Verdict != scenarios.Fail || !res.AsExpected):
+			t.Errorf("%s: holds %+v, %d held findings from the probes, %s as declared %v; want every pair held",
+				c.strategy, *h, fromProbes, res.Verdict, res.AsExpected)
+		case !c.held && (h.Refused != h.Pairs || res.Verdict != scenarios.Pass):
+			t.Errorf("%s: holds %+v, %s %v; want every pair refused, a pass", c.strategy, *h, res.Verdict, res.Anomalies)
+		}
+	}
+}

@@ -45,19 +45,20 @@ func mdStrategies(b *strings.Builder) {
 }
 
 // caughtBy lists the scenarios that catch strategy under ietf, each with
-// the anomalies they declare.
+// the anomalies they declare, and those it shows on some seeds only.
 func caughtBy(strategy string) string {
 	var parts []string
 	for _, sc := range scenarios.Names() {
-		as := scenarios.Expected(strategy, sc, api.IETF)
-		if len(as) == 0 {
-			continue
+		var says []string
+		if as := scenarios.Expected(strategy, sc, api.IETF); len(as) > 0 {
+			says = append(says, check.Join(as))
 		}
-		names := make([]string, len(as))
-		for i, a := range as {
-			names[i] = string(a)
+		if vs := scenarios.Varies(strategy, sc); len(vs) > 0 {
+			says = append(says, "on some seeds: "+check.Join(vs))
 		}
-		parts = append(parts, fmt.Sprintf("%s (%s)", sc, strings.Join(names, ", ")))
+		if len(says) > 0 {
+			parts = append(parts, fmt.Sprintf("%s (%s)", sc, strings.Join(says, "; ")))
+		}
 	}
 	if len(parts) == 0 {
 		return "-"

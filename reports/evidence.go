@@ -161,15 +161,19 @@ func declarationOf(r scenarios.Result) string {
 	case r.Service:
 		return "your service must pass"
 	}
-	return declaration(r.Expected)
+	return declaration(r)
 }
 
-// declaration says what the catalog declares for a result.
-func declaration(expected []check.Anomaly) string {
-	if len(expected) == 0 {
-		return "declared: must pass"
+// declaration says what the catalog declares for a result's cell.
+func declaration(r scenarios.Result) string {
+	s := "declared: must pass"
+	if len(r.Expected) > 0 {
+		s = "declared: fails with " + check.Join(r.Expected)
 	}
-	return "declared: fails with " + check.Join(expected)
+	if varies := scenarios.Varies(r.Strategy, r.Scenario); len(varies) > 0 {
+		s += " (may show " + check.Join(varies) + " on some seeds)"
+	}
+	return s
 }
 
 // seedState is a result's verdict read against its declaration.

@@ -244,7 +244,7 @@ func cellMessage(c results.Cell) string {
 		s += "; " + Money(m) + " overcharged"
 	}
 	if classify(c) == stUnexpected && !c.Service() {
-		s += " (NOT as declared; " + declaration(c.Results[0].Expected) + ")"
+		s += " (NOT as declared; " + declaration(c.Results[0]) + ")"
 	}
 	return s
 }

@@ -15,7 +15,10 @@ type mark struct {
 	class   scenarios.Class
 	on, of  int  // seeds in that class, seeds run
 	service bool // a user's service: no catalog, it must pass
-	cell    results.Cell
+	// varies says the cell's anomalies are ones its catalog entry says
+	// show on some seeds only (scenarios.Varies): caught, marked "~".
+	varies bool
+	cell   results.Cell
 }
 
 func markOf(c results.Cell) mark {
@@ -33,6 +36,7 @@ func markOf(c results.Cell) mark {
 		m.class, m.on = scenarios.Unproven, n[scenarios.Unproven]
 	case n[scenarios.Caught] > 0:
 		m.class, m.on = scenarios.Caught, n[scenarios.Caught]
+		m.varies = len(c.Results[0].Expected) == 0
 	default:
 		m.class, m.on = scenarios.Passed, m.of
 	}
@@ -93,7 +97,7 @@ func (m mark) compactWords() string {
 	case scenarios.Passed:
 		return "pass"
 	case scenarios.Caught:
-		return strings.Join(m.codes(), " ") + m.seeds()
+		return strings.Join(m.codes(), " ") + m.tilde() + m.seeds()
 	case scenarios.Unproven:
 		return "inconcl" + m.seeds()
 	case scenarios.Missed:
@@ -102,11 +106,23 @@ func (m mark) compactWords() string {
 	return "!!" + strings.ToUpper(strings.Join(m.codes(), " ")) + m.seeds()
 }
 
+// tilde marks a cell whose anomalies show on some seeds only, as its
+// catalog entry declares.
+func (m mark) tilde() string {
+	if m.varies {
+		return "~"
+	}
+	return ""
+}
+
 // full is the cell in words, with the anomaly counts summed over the seeds:
 // "caught dc=50 rm=70", "!!FAIL dc=3", "!!MISSED", "inconclusive".
 func (m mark) full() string {
 	word := map[scenarios.Class]string{scenarios.Passed: "pass", scenarios.Caught: "caught", scenarios.Unproven: "inconclusive",
 		scenarios.Missed: "!!MISSED", scenarios.Unexpected: "!!FAIL"}[m.class]
+	if m.varies {
+		word = "varies"
+	}
 	if m.class == scenarios.Passed {
 		return word + m.exercised(true)
 	}

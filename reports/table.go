@@ -32,7 +32,7 @@ func WriteTable(w io.Writer, rs []scenarios.Result, v View) error {
 	if _, err := io.WriteString(w, grid.render(v, compact)); err != nil {
 		return err
 	}
-	writeLegend(w, v, compact, service, multiSeed(cells), measured(cells), clientCells(cells))
+	writeLegend(w, v, compact, service, multiSeed(cells), measured(cells), clientCells(cells), varying(cells))
 	writeSummary(w, v, rs, service)
 	writeAdapted(w, v, cells)
 	writeEvidence(w, v, cells)

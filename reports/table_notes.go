@@ -21,6 +21,17 @@ func (v View) legendLimit() int {
 	return legendWidth
 }
 
+// varying reports whether some cell is marked as one whose anomalies show
+// on some seeds only.
+func varying(cells []results.Cell) bool {
+	for _, c := range cells {
+		if markOf(c).varies {
+			return true
+		}
+	}
+	return false
+}
+
 // multiSeed reports whether some cell ran more than one seed.
 func multiSeed(cells []results.Cell) bool {
 	for _, c := range cells {
@@ -44,7 +55,7 @@ func clientCells(cells []results.Cell) bool {
 // writeLegend says what the cells' words mean, in the layout shown, and
 // names the anomalies behind their short names (the client checker's, for
 // runs of client mode).
-func writeLegend(w io.Writer, v View, compact, service, seeds, exercised, clients bool) {
+func writeLegend(w io.Writer, v View, compact, service, seeds, exercised, clients, varies bool) {
 	var entries []string
 	switch {
 	case clients:
@@ -68,6 +79,11 @@ func writeLegend(w io.Writer, v View, compact, service, seeds, exercised, client
 			"!!FAIL dc=3 = NOT as declared: anomalies the catalog does not declare for the strategy",
 			"!!MISSED = NOT as declared: a declared flaw not caught",
 			"inconclusive = nothing proved (a self-check failed)"}
+	}
+	if varies && compact {
+		entries = append(entries, "sc~ = as declared: anomalies the catalog says show on some seeds only")
+	} else if varies {
+		entries = append(entries, "varies sc=3 = as declared: anomalies the catalog says show on some seeds only")
 	}
 	if seeds {
 		entries = append(entries, "3/20 = on 3 of the 20 seeds run")
@@ -173,6 +189,9 @@ func resultState(r scenarios.Result) string {
 	}
 	switch r.Class() {
 	case scenarios.Caught:
+		if len(r.Expected) == 0 {
+			return "fail, as declared: it shows on some seeds only"
+		}
 		return "fail, caught as declared"
 	case scenarios.Unexpected:
 		return "!! fail, NOT as declared"

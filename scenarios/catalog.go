@@ -47,9 +47,9 @@ type Scenario struct {
 	Assume func(o Observation) []string `json:"-"`
 	Target Target                       `json:"-"`
 	Policy client.Policy                `json:"-"`
-	// ProbeHolds says a run against a user's service ends with the hold
-	// probes (HoldPlan): a duplicate held until its first request was
-	// answered is a held_duplicate.
+	// ProbeHolds says a run ends with the hold probes (HoldPlan), against
+	// a built-in strategy or a user's service: a duplicate held until its
+	// first request was answered is a held_duplicate.
 	ProbeHolds bool `json:"-"`
 	// Power is the scenario's own power goal (a scenario file's power:
 	// section); the command line's flags win. Zero: the defaults.

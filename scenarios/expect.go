@@ -65,10 +65,33 @@ func Expected(strategy, scenario string, profile api.Profile) []check.Anomaly {
 	return out
 }
 
+// Varies returns the anomalies strategy may show under scenario on some
+// seeds only (design.Info.Varies).
+func Varies(strategy, scenario string) []check.Anomaly {
+	return varies(info(strategy), scenario)
+}
+
+func varies(s design.Info, scenario string) []check.Anomaly {
+	out := declared(s.Varies, scenario)
+	slices.Sort(out)
+	return out
+}
+
 // matches reports whether a result is what the catalog declares.
-func matches(r Result) bool {
+func matches(r Result) bool { return matchesDeclared(r, info(r.Strategy)) }
+
+// matchesDeclared reports whether r is what s declares: a pass where
+// nothing is declared, else a failure with every declared anomaly; a
+// failure where nothing is declared only with anomalies that vary
+// (Varies); never an anomaly it must never show.
+func matchesDeclared(r Result, s design.Info) bool {
+	for _, a := range declared(s.NeverShows, r.Scenario) {
+		if r.Anomalies[a] > 0 {
+			return false
+		}
+	}
 	if len(r.Expected) == 0 {
-		return r.Verdict == Pass
+		return r.Verdict == Pass || r.Verdict == Fail && onlyVaries(r, varies(s, r.Scenario))
 	}
 	if r.Verdict != Fail {
 		return false
@@ -78,10 +101,16 @@ func matches(r Result) bool {
 			return false
 		}
 	}
-	for _, a := range declared(info(r.Strategy).NeverShows, r.Scenario) {
-		if r.Anomalies[a] > 0 {
+	return true
+}
+
+// onlyVaries reports whether r shows anomalies, each one of those its cell
+// may show on some seeds only.
+func onlyVaries(r Result, varies []check.Anomaly) bool {
+	for a, n := range r.Anomalies {
+		if n > 0 && !slices.Contains(varies, a) {
 			return false
 		}
 	}
-	return true
+	return len(varies) > 0
 }

@@ -56,7 +56,7 @@ func TestAWaitingProfileExpectsNoHeldDuplicate(t *testing.T) {
 func TestDeclaredFlawsNameKnownScenariosAndAnomalies(t *testing.T) {
 	demoOf := map[string]string{}
 	for _, s := range design.Catalog() {
-		for what, d := range map[string]design.Declared{"fails": s.Fails, "never shows": s.NeverShows} {
+		for what, d := range map[string]design.Declared{"fails": s.Fails, "never shows": s.NeverShows, "varies": s.Varies} {
 			for sc, names := range d {
 				if !slices.Contains(scenarios.Names(), sc) {
 					t.Errorf("%s %s in unknown scenario %q", s.Name, what, sc)

@@ -13,9 +13,10 @@ import (
 // of getting 409 at once (a per-key mutex, an INSERT waiting on the
 // uncommitted key row, an account's row lock taken before the key is
 // looked at) is proved from outside by pairs of requests sent once the
-// traffic is over, one pair at a time on a quiet service: a key's first
-// request A, then its duplicate B a third of the measured charge later,
-// while A is surely in flight. A refused B (409) is no hold; a B that gets
+// traffic is over, one pair at a time on a quiet target: a key's first
+// request A, then its duplicate B while A is surely in flight (a third of
+// the measured charge later or, on a target that can hold A inside, such
+// as every built-in strategy, a third of the HoldDelay it is held). A refused B (409) is no hold; a B that gets
 // A's 2xx only once A is answered was held; a B sent after A was answered
 // decides nothing. The checker judges the pairs together: a service that
 // refused any duplicate in flight holds none (a late 2xx there was the
@@ -35,8 +36,9 @@ const (
 )
 
 // ProbesHolds reports whether the cell's run ends with hold probes: a
-// user's service, under a scenario that probes holds, whose charge was
-// measured slow enough.
+// built-in strategy, or a user's service whose charge was measured slow
+// enough or that speaks the failpoint protocol, under a scenario that
+// probes holds.
 func (c Cell) ProbesHolds(sc Scenario) bool {
 	return c.under().probesHolds(c, sc)
 }
@@ -46,15 +48,15 @@ func (c Cell) ProbesHolds(sc Scenario) bool {
 const HoldOffset = 4 * workload.MaxOps
 
 // Holds is the cell's hold probes (HoldPlan), numbered from HoldOffset
-// past the plan's ops: a first request takes a third of the measured
-// charge's lead or, against a service that speaks the failpoint protocol,
-// is held HoldDelay at after-claim and takes a third of that.
+// past the plan's ops: a first request held HoldDelay inside the target
+// (holdFirst), its duplicate a third of that later; against a service
+// that cannot be held, a first request takes a third of the measured
+// charge's lead.
 func (c Cell) Holds(sc Scenario, plan workload.Plan) workload.Plan {
 	if !c.ProbesHolds(sc) {
 		return workload.Plan{}
 	}
-	if c.Target.Failpoints {
-		inject := api.Injection{Action: api.Delay, Arg: HoldDelay, Point: api.AfterClaim}
+	if inject, ok := c.under().holdFirst(); ok {
 		return HoldPlan(plan, c.Seed, HoldDelay/3, NextOp(plan)+HoldOffset, inject)
 	}
 	return HoldPlan(plan, c.Seed, c.Timing.Charge/3, NextOp(plan)+HoldOffset, api.Injection{})

@@ -33,6 +33,10 @@ type under interface {
 	goal() PowerGoal
 	// probesHolds says whether the run ends with hold probes.
 	probesHolds(c Cell, sc Scenario) bool
+	// holdFirst is the in-target delay that keeps a hold probe's first
+	// request in flight, with its key claimed (false: the target cannot
+	// be held, and the probes go by its measured charge).
+	holdFirst() (api.Injection, bool)
 	// needsTiming says whether the target's charge time must be measured
 	// before the cell.
 	needsTiming(sc Scenario) bool
@@ -100,10 +104,21 @@ func (builtin) input(*check.Input, Cell)         {}
 func (builtin) assumptions(Observation) []string { return nil }
 func (builtin) hunts(Scenario) bool              { return false }
 func (builtin) goal() PowerGoal                  { return PowerGoal{} }
-func (builtin) probesHolds(Cell, Scenario) bool  { return false }
 func (builtin) needsTiming(Scenario) bool        { return false }
 func (builtin) repro(c Cell) string              { return c.builtinRepro() }
 func (builtin) facts(strategy string) Facts      { info, _ := design.Lookup(strategy); return FactsOf(info) }
+
+// probesHolds: a built-in strategy is probed for holds under every
+// scenario that probes them, unless its profile waits by design.
+func (builtin) probesHolds(c Cell, sc Scenario) bool { return sc.ProbeHolds && !c.Profile.InFlightWait }
+
+// holdFirst: a built-in's first request is held at before-commit, a
+// point every built-in passes with its charge made and its key claimed
+// (if it claims one): a duplicate then meets the claim, is held on it, or
+// (a design without one) charges again.
+func (builtin) holdFirst() (api.Injection, bool) {
+	return api.Injection{Action: api.Delay, Arg: HoldDelay, Point: api.BeforeCommit}, true
+}
 
 // service is a user's own service: it must pass, judged on what the plan
 // exercised; the scenario adapts to what it carries and to how long it
@@ -147,6 +162,16 @@ func (s service) goal() PowerGoal                      { return s.t.Power }
 func (s service) needsTiming(sc Scenario) bool         { return !s.t.Failpoints && sc.Outlast }
 func (s service) repro(c Cell) string                  { return s.t.Repro(c) }
 func (s service) facts(string) Facts                   { return Facts{} }
+
+// holdFirst: a service that speaks the failpoint protocol holds its first
+// request at after-claim, the one point a service is asked to name with
+// its key claimed.
+func (s service) holdFirst() (api.Injection, bool) {
+	if !s.t.Failpoints {
+		return api.Injection{}, false
+	}
+	return api.Injection{Action: api.Delay, Arg: HoldDelay, Point: api.AfterClaim}, true
+}
 
 func (s service) probesHolds(c Cell, sc Scenario) bool {
 	if !sc.ProbeHolds || c.Profile.InFlightWait {

@@ -42,6 +42,14 @@ type Info struct {
 	// a poisoned key is bad, but it must never be mistaken for a double
 	// charge.
 	NeverShows Declared `json:"never_shows,omitempty"`
+	// Varies lists anomalies a scenario shows on some seeds and not on
+	// others, because they depend on how the plan's concurrent requests
+	// happen to meet inside the store (two keys' gap locks in InnoDB), not
+	// on an interleaving the scenario forces. A cell that passes, or fails
+	// with nothing but these (and what Fails declares), is as declared;
+	// the matrix marks it with a tilde. Only what a scenario shows on
+	// every seed belongs in Fails.
+	Varies Declared `json:"varies,omitempty"`
 	// Demos are the scenarios whose demo shows this strategy unless told
 	// otherwise: the ones whose flaw it shows best.
 	Demos []string `json:"-"`
