@@ -69,6 +69,8 @@ func (l links) action(in api.Injection) failpoint.Action {
 		return linkFault(l.pg, func(l *fault.Link) error { return l.Inject(fault.Latency, in.Arg) })
 	case api.RedisCut:
 		return linkFault(l.redis, (*fault.Link).Cut)
+	case api.PGDropReply:
+		return linkFault(l.pg, func(l *fault.Link) error { return l.Inject(fault.LoseReplies, 0) })
 	}
 	return linkFault(l.pg, (*fault.Link).Cut)
 }

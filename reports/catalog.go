@@ -192,7 +192,9 @@ func ownService() string {
 		TopUp: &scenarios.TopUp{Path: "/top-ups"}}
 	protocol := bare
 	protocol.Failpoints = true
-	groups := make([][]string, 4)
+	both := helped
+	both.Failpoints = true
+	groups := make([][]string, 5)
 	for _, sc := range scenarios.Catalog() {
 		switch {
 		case bare.Skip(sc) == "" && sc.Outlast:
@@ -203,13 +205,16 @@ func ownService() string {
 			groups[1] = append(groups[1], sc.Name)
 		case protocol.Skip(sc) == "":
 			groups[2] = append(groups[2], sc.Name)
-		default:
+		case both.Skip(sc) == "":
 			groups[3] = append(groups[3], sc.Name)
+		default:
+			groups[4] = append(groups[4], sc.Name)
 		}
 	}
 	out := "runs " + strings.Join(groups[0], ", ")
 	labels := []string{"; with store proxies (--postgres-proxy, --redis-proxy), replica URLs, a short --claim-timeout or --key-ttl, or a top-up request (--topup-path) also ",
 		"; with the failpoint protocol (--failpoints, docs/failpoints.md) also ",
+		"; with both, a Postgres proxy and the failpoint protocol, also ",
 		"; built-in strategies only (replicated stores the harness starts, kills and crashes itself): "}
 	for i, l := range labels {
 		if len(groups[i+1]) > 0 {

@@ -39,6 +39,10 @@ func TestOwnServiceLineSaysWhatEachNeeds(t *testing.T) {
 			}
 		case builtin >= 0 && at > builtin:
 			t.Errorf("%s listed as built-in only", name)
+		case name == "db-fault-after-commit":
+			if both := strings.Index(line, "with both, a Postgres proxy and the failpoint protocol"); both < protocol || at < both {
+				t.Errorf("%s not listed as needing both a proxy and the failpoint protocol", name)
+			}
 		case name == "forced-race":
 			if at < protocol {
 				t.Errorf("%s listed before the failpoint protocol", name)

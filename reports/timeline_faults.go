@@ -49,6 +49,9 @@ func (k keyStory) faults() []placedFault {
 		case api.PGCut:
 			f.lane = lanePostgres
 			what = "the link to Postgres cut at " + string(p.Point) + ", healed when the request ended"
+		case api.PGDropReply:
+			f.lane = lanePostgres
+			what = "Postgres's answers lost from " + string(p.Point) + " (the COMMIT went through unheard), the link then broken, healed when the request ended"
 		case api.RedisCut:
 			f.lane = laneRedis
 			what = "the link to Redis cut at " + string(p.Point) + ", healed when the request ended"

@@ -211,6 +211,18 @@ func (t External) needs(sc Scenario, in api.Injection) string {
 		}
 	case api.PGLatency:
 		return t.latencyNeeds(sc, in)
+	case api.PGDropReply:
+		var need []string
+		if t.PostgresProxy == "" {
+			need = append(need, pgProxyHint)
+		}
+		if !t.Failpoints {
+			need = append(need, "--failpoints, a service that speaks the failpoint protocol (docs/failpoints.md): "+
+				"the moment before the COMMIT is inside the service, out of reach from outside")
+		}
+		if len(need) > 0 {
+			return "needs the answer to the charge's COMMIT lost on the link to the service's database: " + strings.Join(need, "; and ")
+		}
 	case api.StandbyLag, api.PGCrash:
 		return "needs idemchaos's own replicated Postgres (a hot standby, a primary it can crash): built-in strategies only"
 	}
@@ -253,6 +265,8 @@ func (t External) carries(in api.Injection) bool {
 		return t.RedisProxy != ""
 	case api.PGLatency:
 		return t.PostgresProxy != ""
+	case api.PGDropReply:
+		return t.PostgresProxy != "" && t.Failpoints
 	case api.StandbyLag, api.PGCrash:
 		return false
 	}

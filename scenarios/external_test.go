@@ -21,7 +21,8 @@ func TestExternalSkipsWhatNeedsInternals(t *testing.T) {
 	full.TopUp = &TopUp{Path: "/top-ups"}
 	// client-timeout-retry runs from outside (Prepare then needs the
 	// service's timing); slow-charge needs the claim timeout declared short
-	internal := []string{"forced-race", "slow-charge", "key-expiry", "pg-standby-lag", "pg-async-commit-crash", "redis-failover"}
+	internal := []string{"forced-race", "slow-charge", "key-expiry", "pg-standby-lag", "pg-async-commit-crash", "redis-failover",
+		"db-fault-after-commit"}
 	stores := []string{"db-fault-mid-request", "redis-fault-after-commit", "replica-fanout", "business-refusal"}
 	for _, sc := range Catalog() {
 		wantOne := slices.Contains(internal, sc.Name) || slices.Contains(stores, sc.Name)
@@ -30,6 +31,21 @@ func TestExternalSkipsWhatNeedsInternals(t *testing.T) {
 		}
 		if got := full.Skip(sc) != ""; got != slices.Contains(internal, sc.Name) {
 			t.Errorf("two URLs and proxies: %s skipped=%v (%q)", sc.Name, got, full.Skip(sc))
+		}
+	}
+	// the COMMIT's answer is lost at a point inside the service, on its
+	// Postgres link: it takes both
+	after, _ := Lookup("db-fault-after-commit")
+	protocol := one
+	protocol.Failpoints = true
+	both := full
+	both.Failpoints = true
+	for _, c := range []struct {
+		name, want string
+		t          External
+	}{{"the failpoint protocol alone", "--postgres-proxy", protocol}, {"proxies alone", "--failpoints", full}, {"both", "", both}} {
+		if got := c.t.Skip(after); c.want == "" && got != "" || !strings.Contains(got, c.want) {
+			t.Errorf("%s: db-fault-after-commit skip %q; want %q", c.name, got, c.want)
 		}
 	}
 }

@@ -57,6 +57,12 @@ func planDBFault(rng *rand.Rand, p Params) workload.Plan {
 	return chainedFaults(rng, p, 4, 3, "", api.Injection{Action: api.PGCut, Point: api.BeforeCommit})
 }
 
+// planDBFaultAfterCommit: each op's first try loses the database's answers
+// from right before its commit: the COMMIT commits, unheard.
+func planDBFaultAfterCommit(rng *rand.Rand, p Params) workload.Plan {
+	return chainedFaults(rng, p, 4, 3, "", api.Injection{Action: api.PGDropReply, Point: api.BeforeCommit})
+}
+
 // planRedisFault: each op's first try loses its response and cuts the Redis
 // link right after the Postgres commit.
 func planRedisFault(rng *rand.Rand, p Params) workload.Plan {

@@ -24,6 +24,8 @@ func (r *renderer) faults(u *unit, point string) {
 		r.cutLink(u, postgresID)
 	case api.RedisCut:
 		r.cutLink(u, redisID)
+	case api.PGDropReply:
+		r.lostCommit(u)
 	case api.PGLatency:
 		r.say("fault: the link from %s to %s turns slow", u.replica(), r.s.mech.sql)
 		r.draw("Note over %s,PG: link slow (fault)", u.rid())
@@ -39,6 +41,23 @@ func (r *renderer) faults(u *unit, point string) {
 		r.say("fault: %s fires here (%s)", in.Action, u.request())
 		r.draw("Note over %s: %s (fault)", u.rid(), in.Action)
 	}
+}
+
+// lostCommit tells the link losing what the database answers from before
+// u's COMMIT: the COMMIT goes through (its charge is in the ledger) and u
+// hears only that its connection broke.
+func (r *renderer) lostCommit(u *unit) {
+	sql := r.s.mech.sql
+	r.say("fault: the link from %s to %s loses whatever %s answers from here on, then breaks", u.replica(), sql, sql)
+	r.draw("Note over %s,PG: answers lost, then link broken (fault)", u.rid())
+	c := r.s.chargeOf(u.first())
+	if c == "" {
+		return
+	}
+	a := u.first()
+	r.say("%s commits %s (%s on %s) for %s, but its answer never comes back: %s only sees its connection break",
+		sql, r.s.charge(c), money(a.Amount), a.Account, u.request(), u.replica())
+	r.draw("PG--x%s: committed %s, answer lost (%s)", u.rid(), r.s.charge(c), u.short())
 }
 
 // crash tells the primary killed right after u's commit and restarted,

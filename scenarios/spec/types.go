@@ -79,11 +79,12 @@ func (p Power) validate() error {
 
 // The fault kinds of a spec.
 const (
-	KindDropResponse = workload.DropResponse // client side: the response is lost after the server answered
-	KindDelay        = string(api.Delay)     // in the target: the request waits at the failpoint
-	KindPGCut        = string(api.PGCut)     // in the target: the app-to-Postgres link is cut
-	KindRedisCut     = string(api.RedisCut)  // in the target: the app-to-Redis link is cut
-	KindPGLatency    = string(api.PGLatency) // in the target: latency on the app-to-Postgres link
+	KindDropResponse = workload.DropResponse   // client side: the response is lost after the server answered
+	KindDelay        = string(api.Delay)       // in the target: the request waits at the failpoint
+	KindPGCut        = string(api.PGCut)       // in the target: the app-to-Postgres link is cut
+	KindRedisCut     = string(api.RedisCut)    // in the target: the app-to-Redis link is cut
+	KindPGLatency    = string(api.PGLatency)   // in the target: latency on the app-to-Postgres link
+	KindPGDropReply  = string(api.PGDropReply) // in the target: what Postgres answers is lost (a COMMIT goes through unheard)
 )
 
 // Fault places one fault on a share of the requests.

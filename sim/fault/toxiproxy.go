@@ -131,7 +131,16 @@ const (
 	Blackhole Toxic = "blackhole"
 	// Latency delays every reply by the link's latency setting.
 	Latency Toxic = "latency"
+	// LoseReplies swallows everything the store sends back and closes the
+	// connection LoseRepliesClose later: what the client sent still reaches
+	// the store and runs (a COMMIT commits), the client learns only that
+	// its connection broke.
+	LoseReplies Toxic = "lose-replies"
 )
+
+// LoseRepliesClose is how long after a reply is lost LoseReplies closes the
+// connection.
+const LoseRepliesClose = 50 * time.Millisecond
 
 // Inject adds the toxic to the link. For Latency, delay is the added delay
 // per reply; it is ignored otherwise.
@@ -149,6 +158,8 @@ func (l *Link) Inject(t Toxic, delay time.Duration) error {
 		}
 	case Latency:
 		_, err = l.proxy.AddToxic(string(t), "latency", "downstream", 1.0, toxiclient.Attributes{"latency": delay.Milliseconds()})
+	case LoseReplies:
+		_, err = l.proxy.AddToxic(string(t), "timeout", "downstream", 1.0, toxiclient.Attributes{"timeout": LoseRepliesClose.Milliseconds()})
 	default:
 		return fmt.Errorf("unknown toxic %q", t)
 	}

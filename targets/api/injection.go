@@ -15,6 +15,11 @@ const (
 	PGCut     Action = "pg-cut"     // the app-to-Postgres link is cut until the request ends
 	RedisCut  Action = "redis-cut"  // the app-to-Redis link is cut until the request ends
 	PGLatency Action = "pg-latency" // latency on the app-to-Postgres link until the request ends
+	// PGDropReply loses what the database answers on the app-to-Postgres
+	// link (the app's SQL link: MariaDB's for a target on InnoDB) until
+	// the request ends, the connection closed soon after: a COMMIT sent
+	// from the point on commits, and the app never hears it did.
+	PGDropReply Action = "pg-drop-reply"
 )
 
 // The actions that need the harness's own replicated Postgres (a primary
@@ -30,7 +35,7 @@ const (
 )
 
 // Actions lists every action a scenario file may place.
-func Actions() []Action { return []Action{Delay, PGCut, RedisCut, PGLatency} }
+func Actions() []Action { return []Action{Delay, PGCut, RedisCut, PGLatency, PGDropReply} }
 
 // ReplicationActions lists the actions of the replicated Postgres.
 func ReplicationActions() []Action { return []Action{StandbyLag, PGCrash} }

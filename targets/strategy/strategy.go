@@ -128,6 +128,9 @@ func inTx(ctx context.Context, d Deps, r Request, work func(*txn) (Response, err
 		return Response{}, err
 	}
 	if resp.charged {
+		if err := tx.prepareCommit(ctx); err != nil {
+			return Response{}, err
+		}
 		d.at(ctx, api.BeforeCommit, r)
 	}
 	if err := tx.commit(ctx); err != nil {

@@ -3,6 +3,7 @@ package strategy
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -106,6 +107,22 @@ func (r pipelinedRow) Scan(dest ...any) error {
 // round trip; its error is the commit's.
 func (t *txn) atCommit(sql string, args ...any) {
 	t.tail.Queue(sql, args...).Exec(ignoreTag)
+}
+
+// prepareCommit prepares what the commit will send (the queued statements
+// and COMMIT) where the connection has not yet: pgx would otherwise spend
+// that round trip inside commit, before the COMMIT leaves. With it done
+// first, the before-commit point falls right before the round trip that
+// carries the COMMIT; it costs a round trip only the first time a
+// connection commits these statements, as pgx's own would.
+func (t *txn) prepareCommit(ctx context.Context) error {
+	c := t.conn.Conn()
+	for _, q := range append(slices.Clone(t.tail.QueuedQueries), &pgx.QueuedQuery{SQL: "COMMIT"}) {
+		if _, err := c.Prepare(ctx, q.SQL, q.SQL); err != nil {
+			return fmt.Errorf("commit: prepare: %w", err)
+		}
+	}
+	return nil
 }
 
 // commit sends the queued statements and COMMIT in one round trip.

@@ -10,6 +10,7 @@ var builtin = []Info{
 			"dropped-response":         {"double_charge"},
 			"payload-mismatch":         {"double_charge", "mismatch_executed"},
 			"db-fault-mid-request":     {"double_charge"}, // the probe charges again
+			"db-fault-after-commit":    {"double_charge", "replay_mismatch"},
 			"redis-fault-after-commit": {"double_charge"},
 			"slow-charge":              {"double_charge"},
 			"replica-fanout":           {"double_charge"},
@@ -39,6 +40,7 @@ var builtin = []Info{
 		Fails: Declared{
 			"concurrent-duplicates":    {"double_charge"},
 			"forced-race":              {"double_charge"},
+			"db-fault-after-commit":    {"double_charge", "store_desync"},
 			"redis-fault-after-commit": {"double_charge"},
 			"slow-charge":              {"double_charge"},
 			"client-timeout-retry":     {"double_charge"},
@@ -50,22 +52,26 @@ var builtin = []Info{
 	{Name: "redis-setnx", Mechanism: "SET NX EX claim, charge in Postgres, SET the response, DEL on error",
 		Flaw: "two systems: a lost response write or an expired claim lets a retry charge again", Redis: true,
 		ReplayFrom: ReplayRedis, Steps: Steps{Check: RedisSetNX, Store: RedisStore},
+		// A commit whose answer was lost looks failed: the claim is DELeted,
+		// and the retry charges again (db-fault-after-commit).
 		Fails: Declared{
+			"db-fault-after-commit":    {"double_charge", "store_desync"},
 			"redis-fault-after-commit": {"double_charge", "store_desync"},
 			"slow-charge":              {"double_charge"},
 			"redis-failover":           {"double_charge"}, // the claim or stored response died with the primary
 		},
-		Demos: []string{"redis-fault-after-commit", "slow-charge", "key-expiry", "redis-failover"},
+		Demos: []string{"redis-fault-after-commit", "db-fault-after-commit", "slow-charge", "key-expiry", "redis-failover"},
 	},
 	{Name: "redis-sticky", Mechanism: "as redis-setnx, but the claim lives as long as the key and is never released on error",
 		Flaw: "poisoned key: after a failure every retry gets 409 until the TTL", Redis: true, ReplayFrom: ReplayRedis,
 		Steps: Steps{Check: RedisSetNX, Store: RedisStore},
 		Fails: Declared{
 			"db-fault-mid-request":     {"stuck_key"},
+			"db-fault-after-commit":    {"stuck_key", "store_desync"},
 			"redis-fault-after-commit": {"stuck_key", "store_desync"},
 			"redis-failover":           {"double_charge"}, // the claim or stored response died with the primary
 		},
-		NeverShows: Declared{"db-fault-mid-request": {"double_charge"}},
+		NeverShows: Declared{"db-fault-mid-request": {"double_charge"}, "db-fault-after-commit": {"double_charge"}},
 		Demos:      []string{"db-fault-mid-request"},
 	},
 	{Name: "redis-cache-errors", Mechanism: "as redis-setnx, but every response is stored, 5xx included",
@@ -73,6 +79,7 @@ var builtin = []Info{
 		Steps: Steps{Check: RedisSetNX, Store: RedisStore},
 		Fails: Declared{
 			"db-fault-mid-request":     {"cached_error"},
+			"db-fault-after-commit":    {"cached_error", "store_desync"}, // the 503 of a commit that went through, stored
 			"redis-fault-after-commit": {"double_charge", "store_desync"},
 			"slow-charge":              {"double_charge"},
 			"redis-failover":           {"double_charge"}, // the claim or stored response died with the primary
@@ -85,7 +92,7 @@ var builtin = []Info{
 		Fails: Declared{
 			"db-fault-mid-request": {"stuck_key"},
 		},
-		NeverShows: Declared{"db-fault-mid-request": {"double_charge"}},
+		NeverShows: Declared{"db-fault-mid-request": {"double_charge"}, "db-fault-after-commit": {"double_charge"}},
 	},
 	{Name: "pg-nofingerprint", Mechanism: "as pg-tx, without the request fingerprint",
 		Flaw: "a retry with another payload gets the first payload's response", ReplayFrom: ReplayPostgres,
