@@ -20,7 +20,10 @@ type Params struct {
 // defaults. Timeouts are scenario-relative so that no run waits on a
 // production-sized TTL.
 type Target struct {
-	Replicas int           // at least this many replicas
+	Replicas int // at least this many replicas
+	// Spread says Replicas is only what a built-in strategy runs on: a
+	// user's service runs the scenario on the URLs it has, one or more.
+	Spread   bool
 	ClaimTTL time.Duration // how long an in-flight claim lives (default 5s)
 	KeyTTL   time.Duration // how long a completed key is kept (default 24h)
 }

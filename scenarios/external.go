@@ -145,7 +145,7 @@ func (t External) Skip(sc Scenario) string {
 	switch {
 	case sc.Failover:
 		return "needs the replicated Redis the harness starts and kills itself (built-in strategies only)"
-	case sc.Target.Replicas > 1 && len(t.URLs) < 2:
+	case sc.Target.Replicas > 1 && !sc.Target.Spread && len(t.URLs) < 2:
 		return "needs two or more target URLs (replicas)"
 	case sc.Gate != nil && !t.Failpoints:
 		return "needs a gate inside the target (failpoints) to force the interleaving: " + failpointsHint

@@ -20,7 +20,11 @@ const (
 // then by clients released together (stage 1); last, a fresh key charges
 // the same amount on the account (stage 2): where the refusal was kept,
 // it goes through, the proof that the top-up funded the account, and
-// leaves the account as it was before the run.
+// leaves the account as it was before the run. Where the target has
+// several replicas, the single retry's first try goes to another replica
+// than the declined charge, as a load balancer may send it: a claim that
+// stayed with the replica (or the connection) that declined is then met
+// from outside.
 func planRefusal(rng *rand.Rand, p Params) workload.Plan {
 	plan := base()
 	type trial struct {
@@ -44,6 +48,10 @@ func planRefusal(rng *rand.Rand, p Params) workload.Plan {
 		addCharge(&plan, workload.NewKey(rng), t.account, t.amount, 2, -1, -1)
 	}
 	workload.Route(plan.Ops, rng, p.Replicas)
+	for i := range trials {
+		declined, retry := plan.Ops[i].Tries[0].Replica, &plan.Ops[refusalTrials+i*(1+refusalTogether)].Tries[0]
+		retry.Replica = (declined + 1 + rng.IntN(max(p.Replicas-1, 1))) % max(p.Replicas, 1)
+	}
 	return plan
 }
 

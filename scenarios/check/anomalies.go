@@ -148,12 +148,16 @@ var builtin = [...]Definition{
 		Anomaly: StuckKey, Short: "sk", Kind: KindContract,
 		Title: "Stuck key: a poisoned key answers 409 forever",
 		What: "After the faults healed and in-flight work ended, a retry of the key still got a refusal (409) beyond the claim " +
-			"timeout: the key is poisoned and the payment cannot complete with it.",
+			"timeout, or a retry of a key already answered for good (a declined charge) got it while no other request of the " +
+			"key was on the server: the key is poisoned and the payment cannot complete with it.",
 		Why: "A claim was left in progress: redis-sticky never releases its Redis claim on error, so the key answers 409 until " +
 			"the TTL; pg-split-tx commits the key row in one transaction and the charge in another, with no recovery when a " +
-			"failure falls between them.",
+			"failure falls between them; innodb-get-lock claims with GET_LOCK, which belongs to the pooled connection's " +
+			"session, not to the transaction, so a declined charge returns the connection to the pool still holding the " +
+			"key's lock, and a retry on another connection or replica gets 409 for as long as that connection lives.",
 		Avoid: "Release the claim when the work fails (DEL in Redis, as redis-setnx does), or keep the claim in the charging " +
-			"transaction so a failure rolls it back (pg-tx); bound every claim by a timeout after which it may be reclaimed.",
+			"transaction so that its end, commit or rollback, ends the claim (pg-tx, innodb-tx); bound every claim by a " +
+			"timeout after which it may be reclaimed.",
 		Cause: "A failure left the key's claim in progress, and nothing releases or reclaims it.",
 		Lesson: Lesson{Scenario: "db-fault-mid-request", Strategy: "redis-sticky",
 			Shows: "the claim outlives the failed charge: the probe still gets 409"},

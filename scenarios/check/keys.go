@@ -80,7 +80,7 @@ func (c *checker) checkKey(key string, atts []*history.Attempt, chs []*history.C
 	} else {
 		c.heldDuplicates(key, atts, chs, s)
 	}
-	c.declined(key, atts, chs, ref)
+	c.declined(key, atts, chs, ref, stuck)
 }
 
 // reference returns the attempt whose fingerprint is the key's reference: the

@@ -24,10 +24,17 @@ import (
 // a new request. Under a profile that decides refusals again
 // (api.Profile.RedecideRefusals) every finding is a deviation the profile
 // documents, reported apart and never counted.
-func (c *checker) declined(key string, atts []*history.Attempt, chs []*history.Charge, ref *history.Attempt) {
+//
+// A retry the key's in-flight status turned away while nothing of the key
+// was in flight is a stuck key (stuckAfterRefusal), unless its probes
+// already showed one (stuck).
+func (c *checker) declined(key string, atts []*history.Attempt, chs []*history.Charge, ref *history.Attempt, stuck bool) {
 	first := firstRefusal(atts, ref.Fingerprint)
 	if first == nil {
 		return
+	}
+	if !stuck {
+		c.stuckAfterRefusal(key, atts, first)
 	}
 	told := map[string]bool{}
 	for _, a := range atts {
@@ -181,4 +188,60 @@ func (c *checker) reportRefusal(f Finding) {
 		return
 	}
 	c.add(rankRefusalNotReplayed, 1, f)
+}
+
+// stuckAfterRefusal reports a stuck key: attempts of a declined key that
+// reached the server after the refusal was answered and got the profile's
+// in-flight status while no other attempt of the key was on the server
+// (none but others turned away alike). The refusal completed the key; a
+// claim that still turns retries away was never released with the work
+// (a lock that belongs to the connection's session, not to the
+// transaction, returned to the pool with it). Judged on the server's log
+// only: the client's timings cannot tell a service still at work on a
+// request its client gave up.
+func (c *checker) stuckAfterRefusal(key string, atts []*history.Attempt, first *history.Attempt) {
+	if first.Server == nil {
+		return
+	}
+	var stuck []*history.Attempt
+	for _, a := range atts {
+		if a.Hidden || a.Server == nil || a.Status != c.inFlight || a.Server.Start < first.Server.End || !c.withinRefusal(first, a) {
+			continue
+		}
+		if c.aloneOnServer(a, atts) {
+			stuck = append(stuck, a)
+		}
+	}
+	if len(stuck) == 0 {
+		return
+	}
+	f := Finding{Anomaly: StuckKey, Key: key, Account: first.Account}
+	names := make([]string, len(stuck))
+	for i, a := range stuck {
+		f.Attempts, names[i] = append(f.Attempts, a.ID), a.ID
+	}
+	f.Attempts = append(f.Attempts, first.ID)
+	got := "attempt " + names[0] + " still got"
+	if len(names) > 1 {
+		got = "attempts " + list(names) + " still got"
+	}
+	f.Detail = fmt.Sprintf("%s: declined with %d to attempt %s (answered at %s on replica %d); %s %d, the first at %s on replica %d, "+
+		"though no other request of the key was on the server: the claim outlived the work that declined it, and the key is poisoned",
+		keyLabel(key), first.Status, first.ID, duration(first.Server.End), first.Server.Replica, got, c.inFlight,
+		duration(stuck[0].Server.Start), stuck[0].Server.Replica)
+	c.add(rankStuckKey, 1, f)
+}
+
+// aloneOnServer reports whether no other attempt of the key overlapped a
+// on the server, but ones turned away with the in-flight status as well.
+func (c *checker) aloneOnServer(a *history.Attempt, atts []*history.Attempt) bool {
+	for _, b := range atts {
+		if b == a || b.Server == nil || b.Status == c.inFlight {
+			continue
+		}
+		if b.Server.Start <= a.Server.End && a.Server.Start <= b.Server.End {
+			return false
+		}
+	}
+	return true
 }

@@ -26,7 +26,7 @@ func TestRefusalNotReplayed(t *testing.T) {
 		in: input(api.IETF, ledger(),
 			att(1, 1, keyA, 500, 0, declined(declinedBody)),
 			att(2, 1, keyA, 500, 100, declined(declinedBody), replayed()),
-			att(3, 1, keyA, 500, 200, rejected(409)),
+			att(3, 1, keyA, 500, 120, rejected(409)), // while a2-1 was on the server
 			att(4, 1, keyA, 500, 300, rejected(429)),
 			att(5, 1, keyA, 500, 400, failed(503), faulted("db-cut")),
 			att(6, 1, keyA, 500, 500, timedOut()),
@@ -100,6 +100,44 @@ func TestRefusalNotReplayed(t *testing.T) {
 
 // TestRefusalAfterTheKeyExpired: a retry that starts more than the key's
 // TTL after the refusal is a new request; it may charge.
+// TestStuckAfterRefusal: a retry of a declined key turned away with the
+// in-flight status while no other attempt of the key was on the server
+// (none but others turned away alike) shows the key stuck; one that met
+// another attempt of the key there does not, nor one the server did not
+// log (the client's timings cannot tell a service still at work).
+func TestStuckAfterRefusal(t *testing.T) {
+	runCases(t, []runCase{{
+		name: "409 twice with nothing in flight, then the refusal replayed",
+		in: input(api.IETF, ledger(),
+			att(1, 1, keyA, 500, 0, declined(declinedBody)),
+			att(2, 1, keyA, 500, 100, rejected(409)),
+			att(3, 1, keyA, 500, 110, rejected(409)),
+			att(2, 2, keyA, 500, 300, declined(declinedBody), replayed()),
+		),
+		counts:   map[Anomaly]int{StuckKey: 1},
+		findings: []want{{StuckKey, keyA, "acct_1", 0, ids("a2-1", "a3-1", "a1-1"), nil}},
+	}, {
+		name: "409 while another attempt of the key was on the server",
+		in: input(api.IETF, ledger(),
+			att(1, 1, keyA, 500, 0, declined(declinedBody)),
+			att(2, 1, keyA, 500, 100, declined(declinedBody), replayed()),
+			att(3, 1, keyA, 500, 130, rejected(409)),
+		),
+	}, {
+		name: "409 before the refusal was answered",
+		in: input(api.IETF, ledger(),
+			att(1, 1, keyA, 500, 0, declined(declinedBody)),
+			att(2, 1, keyA, 500, 20, rejected(409)),
+		),
+	}, {
+		name: "409 the server did not log",
+		in: input(api.IETF, ledger(),
+			att(1, 1, keyA, 500, 0, declined(declinedBody)),
+			att(2, 1, keyA, 500, 100, rejected(409), unserved()),
+		),
+	}})
+}
+
 func TestRefusalAfterTheKeyExpired(t *testing.T) {
 	in := input(api.IETF, ledger(ch("ch_1", keyA, "a2-1", 500, 1)),
 		att(1, 1, keyA, 500, 0, declined(declinedBody)),

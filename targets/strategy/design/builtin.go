@@ -29,8 +29,14 @@ var builtin = []Info{
 	{Name: "memory", Mechanism: "per-replica in-process map: claim, fingerprint, stored response",
 		Flaw: "state is per process: a retry on another replica charges again", ReplayFrom: ReplayMemory,
 		Steps: Steps{Check: MemoryClaim, Store: MemoryStore},
+		// Its claim lives outside the charge's transaction and is released
+		// when the charge fails: a commit whose answer was lost looks failed,
+		// and the retry charges again. On two replicas a declined key is
+		// decided again by the other one (business-refusal).
 		Fails: Declared{
-			"replica-fanout": {"double_charge"},
+			"replica-fanout":        {"double_charge"},
+			"db-fault-after-commit": {"double_charge"},
+			"business-refusal":      {"refusal_not_replayed"},
 		},
 		Demos: []string{"replica-fanout"},
 	},
@@ -84,7 +90,7 @@ var builtin = []Info{
 			"slow-charge":              {"double_charge"},
 			"redis-failover":           {"double_charge"}, // the claim or stored response died with the primary
 		},
-		NeverShows: Declared{"db-fault-mid-request": {"double_charge"}},
+		NeverShows: Declared{"db-fault-mid-request": {"double_charge"}, "db-fault-after-commit": {"double_charge"}},
 	},
 	{Name: "pg-split-tx", Mechanism: "key row committed in_progress in one transaction, charge and completion in a second, no recovery",
 		Flaw:       "poisoned key: a failure between the two transactions leaves the key in progress forever",
@@ -92,7 +98,7 @@ var builtin = []Info{
 		Fails: Declared{
 			"db-fault-mid-request": {"stuck_key"},
 		},
-		NeverShows: Declared{"db-fault-mid-request": {"double_charge"}, "db-fault-after-commit": {"double_charge"}},
+		NeverShows: Declared{"db-fault-mid-request": {"double_charge"}},
 	},
 	{Name: "pg-nofingerprint", Mechanism: "as pg-tx, without the request fingerprint",
 		Flaw: "a retry with another payload gets the first payload's response", ReplayFrom: ReplayPostgres,
