@@ -64,11 +64,16 @@ var builtin = [...]Definition{
 		Why: "A retry reached a server that did not know the first attempt had committed. none charges on every retry; " +
 			"memory keeps claims per process, so a retry routed to another replica runs again; redis-getset checks, then acts, " +
 			"so concurrent duplicates both find the key absent; redis-setnx loses the completed response when the Redis write fails " +
-			"after the Postgres commit (or its claim expires during a slow charge), and the retry charges again.",
+			"after the Postgres commit (or its claim expires during a slow charge), and the retry charges again; memory and " +
+			"redis-setnx take a COMMIT whose answer was lost for a failure and release their claim, though the charge " +
+			"committed; innodb-insert-ignore decides from a SELECT under REPEATABLE READ, whose snapshot does not show a key " +
+			"a concurrent duplicate committed since, so it takes the taken key for a released one and charges again.",
 		Avoid: "Claim the key atomically with the money movement: pg-tx takes the key's lock without waiting (a duplicate in " +
 			"flight gets 409), charges and writes the key row with its response in one transaction, so the key and the money " +
 			"commit together; redis-pg-guard uses Redis only for the fast 409 path and runs the same transaction behind it, so " +
-			"Postgres refuses a second charge whatever Redis says.",
+			"Postgres refuses a second charge whatever Redis says. On MySQL's InnoDB, innodb-tx inserts the key row as the " +
+			"claim in the charge's transaction, not waiting (SET STATEMENT innodb_lock_wait_timeout=0): a taken key is an error " +
+			"of the insert itself, never a read a snapshot can get wrong.",
 		Cause: "A retry reached a server that did not know the first attempt had committed, and it charged again.",
 		Lesson: Lesson{Scenario: "forced-race", Strategy: "redis-getset",
 			Shows: "both requests find the key absent; both charge"},
@@ -95,7 +100,8 @@ var builtin = [...]Definition{
 			"Every completed key is probed again after the traffic, so a replay that differs is caught even when its client " +
 			"saw a single 2xx (after a dropped response it sees only the replay).",
 		Why: "The retry was executed again instead of replayed (none; memory on another replica; the redis-getset race; " +
-			"redis-setnx after a lost Redis write), or the replayed response was rebuilt rather than stored verbatim " +
+			"redis-setnx after a lost Redis write; innodb-insert-ignore, whose second charge also overwrites the stored " +
+			"answer, so the key then replays the second charge, not the one its first client was given), or the replayed response was rebuilt rather than stored verbatim " +
 			"(a fresh timestamp, today's balance).",
 		Avoid: "Store the final response (status, headers, body) with the key when the work commits and replay it byte for byte, " +
 			"as pg-tx does in the charging transaction and redis-pg-guard does from the ledger row Postgres keeps unique.",
@@ -135,9 +141,13 @@ var builtin = [...]Definition{
 			"(stripe) for a payload mismatch, not 400 for a missing key under ietf, or a 5xx for a concurrent duplicate.",
 		Why: "The strategy blocks or fails instead of refusing at once: a second INSERT ... ON CONFLICT DO NOTHING waits for the " +
 			"open transaction that inserted the key, then times out; a store error surfaces as a 500; the fingerprint check is " +
-			"missing (none, pg-nofingerprint).",
+			"missing (none, pg-nofingerprint). On InnoDB, innodb-select-for-update looks the key up with SELECT ... FOR UPDATE: " +
+			"a locking read of a missing key takes a gap lock, gap locks do not conflict, so every duplicate finds the key " +
+			"free, each one's INSERT then waits on another's gap lock and InnoDB kills all but one as a deadlock (1213), " +
+			"answered 503; the gap is shared by the keys around it, so requests of other keys are killed too.",
 		Avoid: "Answer an in-flight duplicate with 409 at once through a non-blocking claim (Redis SET NX, " +
-			"pg_try_advisory_xact_lock, NOWAIT or lock_timeout), as pg-tx and redis-pg-guard do, and map every situation " +
+			"pg_try_advisory_xact_lock, NOWAIT or lock_timeout; on InnoDB the key row's INSERT under " +
+			"innodb_lock_wait_timeout=0, as innodb-tx does), as pg-tx and redis-pg-guard do, and map every situation " +
 			"to the profile's code.",
 		Cause:   "The server blocked, failed or answered another status than the profile's where the contract wants a refusal at once.",
 		Allowed: func(p api.Profile) bool { return p.MissingKey == 0 }, // the only status_contract the catalog declares is a missing key
@@ -181,7 +191,8 @@ var builtin = [...]Definition{
 		What: "A 5xx answer was stored with the key and replayed to a retry although the profile forbids replaying errors: " +
 			"the key is poisoned with a failure that committed nothing.",
 		Why: "redis-cache-errors caches every response, 5xx included; after a database fault mid-request every retry gets " +
-			"the cached 500 until the key expires.",
+			"the cached 500 until the key expires. After a COMMIT whose answer was lost it caches the 503 of a charge that " +
+			"did commit: the client is told, forever, that a payment failed which went through.",
 		Avoid: "Never cache a 5xx: store only the response of work that committed (or a definitive 4xx), and release the claim " +
 			"on error so the key stays retryable, as pg-tx and redis-setnx do.",
 		Cause:   "A 5xx answer was stored with the key like any response, so every retry gets the failure back.",
@@ -199,10 +210,13 @@ var builtin = [...]Definition{
 			"the source text calls blocking the second request the worst mistake.",
 		Why: "The claim waits instead of failing: pg-blocking-claim claims the key with a plain INSERT ... ON CONFLICT DO NOTHING, " +
 			"and Postgres makes a second INSERT of a key that an open transaction inserted wait for that transaction to end; " +
-			"then the row is there, completed, and the duplicate gets the replay. A mutex around the key, or a sleep-and-poll " +
+			"then the row is there, completed, and the duplicate gets the replay. innodb-blocking-claim's plain INSERT of the " +
+			"key row waits the same way on InnoDB (up to innodb_lock_wait_timeout, 50 s), and innodb-select-for-update's " +
+			"locking read waits on a key row inserted and not yet committed. A mutex around the key, or a sleep-and-poll " +
 			"loop on an in-progress record, does the same.",
 		Avoid: "Claim without waiting and answer an in-flight duplicate 409 at once: take pg_try_advisory_xact_lock on the key " +
-			"before the INSERT (pg-tx), or set lock_timeout or use NOWAIT, or claim in Redis with SET NX (redis-pg-guard); the " +
+			"before the INSERT (pg-tx), or set lock_timeout or use NOWAIT (on InnoDB, SET STATEMENT innodb_lock_wait_timeout=0 " +
+			"FOR the key row's INSERT: innodb-tx), or claim in Redis with SET NX (redis-pg-guard); the " +
 			"client retries the 409 with backoff and gets the replay. A service that waits on purpose declares it in its " +
 			"profile (in_flight: wait).",
 		Cause:   "The claim waits instead of failing: a second request for a key in flight blocks until the first one ends.",
