@@ -92,7 +92,37 @@ func (s *story) stuck() string {
 				"key %s is poisoned", status(u.last().Status), short(s.key))
 		}
 	}
+	if len(s.findingUnits(check.StuckKey)) > 0 && s.stranded() {
+		return fmt.Sprintf("key %s was answered for good, yet its retries are refused as in flight while nothing of it is: "+
+			"it is poisoned", short(s.key))
+	}
 	return fmt.Sprintf("key %s still refuses its retries after the faults healed: it is poisoned", short(s.key))
+}
+
+// strandedBy reports whether u, not a probe, is one of the retries a
+// stuck_key finding names: turned away as in flight with nothing of the
+// key in flight (check's stuckAfterRefusal).
+func (s *story) strandedBy(u *unit) bool {
+	if u.op.probe {
+		return false
+	}
+	for _, v := range s.findingUnits(check.StuckKey) {
+		if v == u {
+			return true
+		}
+	}
+	return false
+}
+
+// stranded reports whether the story's stuck key was shown by retries
+// turned away with nothing in flight, not by its probes.
+func (s *story) stranded() bool {
+	for _, u := range s.findingUnits(check.StuckKey) {
+		if s.strandedBy(u) {
+			return true
+		}
+	}
+	return false
 }
 
 // cached tells the replayed error.

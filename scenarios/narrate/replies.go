@@ -61,6 +61,9 @@ func (s *story) answerText(u *unit) (string, string) {
 		return fmt.Sprintf("%s declines %s: %s, insufficient funds", rep, req, st), fmt.Sprintf("%d declined", code)
 	case srv.Replayed:
 		return fmt.Sprintf("%s replays a stored %s to %s: a cached error", rep, st, req), fmt.Sprintf("%d replayed", code)
+	case code == s.profile.InFlight && s.strandedBy(u):
+		return fmt.Sprintf("%s answers %s to %s: key %s is in flight, it says, though nothing of it is: a claim outlived the work that took it",
+			rep, st, req, key), fmt.Sprintf("%d in flight, nothing is", code)
 	case code == s.profile.InFlight:
 		return fmt.Sprintf("%s answers %s to %s: key %s is in flight", rep, st, req, key), fmt.Sprintf("%d in flight", code)
 	case s.key != "" && code == s.profile.Mismatch:

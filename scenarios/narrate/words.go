@@ -2,6 +2,7 @@ package narrate
 
 import (
 	"fmt"
+	"net/http"
 
 	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/sim/workload"
@@ -125,6 +126,9 @@ func (r *renderer) store(u *unit) {
 		return
 	}
 	resp := r.s.response(u.first())
+	if w.store == postgresID {
+		resp = r.s.storedInTx(u.first())
+	}
 	text := fmt.Sprintf(w.text, u.replica(), short(r.s.key), u.request(), resp)
 	lost := w.store != selfID && r.cut[u][w.store]
 	switch {
@@ -167,6 +171,20 @@ func (s *story) response(a history.Attempt) string {
 		return fmt.Sprintf("%d, %s", a.Server.Status, s.charge(a.Server.ChargeID))
 	}
 	return fmt.Sprint(a.Server.Status)
+}
+
+// storedInTx labels the response a request stores in its charge's
+// transaction: the answer it ends with, unless that is a 5xx of the
+// transaction's own end, when what it stored was its charge's 201,
+// committed after all (its answer lost) or rolled back with it.
+func (s *story) storedInTx(a history.Attempt) string {
+	if a.Server == nil || a.Server.Status < 500 {
+		return s.response(a)
+	}
+	if c := s.chargeOf(a); c != "" {
+		return fmt.Sprintf("%d, %s", http.StatusCreated, s.charge(c))
+	}
+	return fmt.Sprintf("%d, for a charge that never commits", http.StatusCreated)
 }
 
 // chargeOf is the id of the ledger charge an attempt made, else the charge
