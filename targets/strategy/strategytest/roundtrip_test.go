@@ -59,11 +59,20 @@ func (c *roundTrips) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.Trace
 	c.mu.Unlock()
 }
 func (c *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
+// A prepare is a round trip unless the statement was prepared already:
+// pgx traces its start before it looks, so it is counted at its end.
 func (c *roundTrips) TracePrepareStart(ctx context.Context, _ *pgx.Conn, d pgx.TracePrepareStartData) context.Context {
-	c.trip("prepare " + d.SQL)
-	return ctx
+	return context.WithValue(ctx, preparing{}, d.SQL)
 }
-func (c *roundTrips) TracePrepareEnd(context.Context, *pgx.Conn, pgx.TracePrepareEndData) {}
+func (c *roundTrips) TracePrepareEnd(ctx context.Context, _ *pgx.Conn, d pgx.TracePrepareEndData) {
+	if !d.AlreadyPrepared {
+		sql, _ := ctx.Value(preparing{}).(string)
+		c.trip("prepare " + sql)
+	}
+}
+
+// preparing is the context key of the statement a prepare is for.
+type preparing struct{}
 
 // TestPostgresRoundTrips: on a warm connection (its statements prepared) a
 // fresh key's charge, a replay and a retry with another payload cost the
