@@ -19,7 +19,7 @@ func TestDryRun(t *testing.T) {
 		want string
 	}{
 		{[]string{"matrix", "--seeds", "20", "--shard", "2/3", "--out", out, "--json", js},
-			"dry run: matrix would run 2067 of the run's 6200 cells (shard 2/3; 20 strategies x 16 scenarios x 20 seeds), 200 cells skipped; nothing was started"},
+			"dry run: matrix would run 2200 of the run's 6600 cells (shard 2/3; 20 strategies x 17 scenarios x 20 seeds), 200 cells skipped; nothing was started"},
 		{[]string{"run", "--strategy", "pg-tx", "--scenario", "missing-key", "--out", out},
 			"dry run: run would run 1 cell (1 strategy x 1 scenario x 1 seed); nothing was started"},
 		{[]string{"matrix", "--target-url", "http://127.0.0.1:1", "--ledger-url", "postgres://u@127.0.0.1:1/db", "--ledger-query",
