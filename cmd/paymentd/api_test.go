@@ -1,19 +1,14 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/idemchaos/idemchaos/targets/api"
-	"github.com/idemchaos/idemchaos/targets/provision/provisiontest"
 )
 
 // reply is one HTTP answer.
@@ -59,14 +54,15 @@ func decode[T any](t *testing.T, r reply) T {
 const charge1250 = `{"account":"acct-1","amount":1250,"currency":"EUR"}`
 
 // TestServesTheContract runs paymentd on the shared stores (a fresh
-// database each) with a Postgres-only and a two-store strategy, and drives
-// the API as a trainer's curl would.
+// database each) with a Postgres-only, a two-store strategy and the
+// InnoDB one (its ledger in MariaDB), and drives the API as a trainer's
+// curl would.
 func TestServesTheContract(t *testing.T) {
-	for _, tc := range []struct{ strategy, profile string }{{"pg-tx", "ietf"}, {"redis-pg-guard", "stripe"}} {
+	for _, tc := range []struct{ strategy, profile string }{{"pg-tx", "ietf"}, {"redis-pg-guard", "stripe"},
+		{"innodb-tx", "ietf"}, {"innodb-tx", "stripe"}} {
 		t.Run(tc.strategy+"-"+tc.profile, func(t *testing.T) {
-			dsn := provisiontest.Database(t, services)
-			d := startDaemon(t, nil, "--strategy", tc.strategy, "--profile", tc.profile, "--listen", "127.0.0.1:0",
-				"--redis-url", services.RedisURL, "--postgres-url", dsn, "--redis-prefix", fmt.Sprintf("paymentd-test-%d:", time.Now().UnixNano()))
+			args, dsn := storeArgs(t, tc.strategy)
+			d := startDaemon(t, nil, append(args, "--strategy", tc.strategy, "--profile", tc.profile, "--listen", "127.0.0.1:0")...)
 			checkBanner(t, d, tc.strategy, dsn)
 			checkReplay(t, d.url, tc.profile)
 			checkTopUp(t, d.url)
@@ -90,8 +86,12 @@ func checkBanner(t *testing.T, d *daemon, strategy, dsn string) {
 		t.Fatalf("start line names %q; want a loopback URL:\n%s", d.url, d.output())
 	}
 	start := d.line("paymentd: strategy " + strategy + " on ")
-	if !strings.Contains(start, "postgres: "+dsn) || !strings.Contains(start, "redis: "+services.RedisURL) {
-		t.Errorf("start line %q does not name the stores", start)
+	stores := "(postgres: " + dsn + ", redis: " + services.RedisURL + ")"
+	if onInnoDB(dsn) {
+		stores = "(mysql: " + dsn + ")" // Redis and Postgres are not its stores
+	}
+	if !strings.HasSuffix(start, stores) {
+		t.Errorf("start line %q does not name the stores %s", start, stores)
 	}
 	want := "paymentd: ledger: --ledger-url '" + dsn + "' --ledger-query '" + ledgerQuery + "'"
 	if got := d.line("paymentd: ledger: "); got != want {
@@ -175,39 +175,23 @@ func checkMissingKey(t *testing.T, base string, p api.Profile) {
 }
 
 // checkLedger reads the ledger with the query paymentd prints, as an
-// external run would: one keyed charge for order-42.
-func checkLedger(t *testing.T, dsn string) {
+// external run would (Postgres or MariaDB, as the URL says): one keyed
+// charge for order-42, and acct-2 credited with checkTopUp's top-up.
+func checkLedger(t *testing.T, url string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	rows, err := conn.Query(ctx, ledgerQuery)
-	if err != nil {
-		t.Fatal(err)
-	}
 	n := 0
-	for rows.Next() {
-		var key, attempt *string
-		var account, id string
-		var amount int64
-		if err := rows.Scan(&key, &account, &amount, &id, &attempt); err != nil {
-			t.Fatal(err)
-		}
-		if key != nil && *key == "order-42" {
+	for _, r := range ledgerRows(t, url) {
+		if r.key == "order-42" {
 			n++
-			if account != "acct-1" || amount != 1250 || !strings.HasPrefix(id, "ch_") {
-				t.Errorf("order-42 charged %s %d as %q; want acct-1 1250 as a ch_ id", account, amount, id)
+			if r.account != "acct-1" || r.amount != 1250 || !strings.HasPrefix(r.id, "ch_") {
+				t.Errorf("order-42 charged %s %d as %q; want acct-1 1250 as a ch_ id", r.account, r.amount, r.id)
 			}
 		}
 	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
 	if n != 1 {
 		t.Errorf("order-42 has %d ledger charges; want 1", n)
+	}
+	if got := credited(t, url, "acct-2"); got != 1_500_000 {
+		t.Errorf("acct-2 credited %d in the ledger; want the top-up's 1500000", got)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"net"
@@ -18,8 +19,7 @@ const readyLine = "paymentd: ready"
 // the ready marker.
 func announce(w io.Writer, c config, s *stores, addr string) {
 	base := "http://" + addr
-	fmt.Fprintf(w, "paymentd: strategy %s on %s (postgres: %s, redis: %s)\n",
-		c.strategy, base, redactURL(s.postgresDSN), redactURL(s.services.RedisURL))
+	fmt.Fprintf(w, "paymentd: strategy %s on %s (%s)\n", c.strategy, base, s.describe())
 	if !isLoopback(addr) {
 		fmt.Fprintf(w, "paymentd: warning: %s is not a loopback address: anyone who can reach it can charge these accounts\n", addr)
 	}
@@ -29,10 +29,23 @@ func announce(w io.Writer, c config, s *stores, addr string) {
 		fmt.Fprintf(w, "paymentd: failpoints: on: requests carrying %s report every named point to the harness (docs/failpoints.md); give idemchaos --failpoints\n",
 			remote.Header)
 	}
-	fmt.Fprintf(w, "paymentd: ledger: --ledger-url '%s' --ledger-query '%s'\n", redactURL(s.postgresDSN), ledgerQuery)
+	fmt.Fprintf(w, "paymentd: ledger: --ledger-url '%s' --ledger-query '%s'\n", redactURL(s.ledgerURL()), ledgerQuery)
 	fmt.Fprintf(w, "paymentd: top-up: --topup-path '%s'\n", topUpPath)
 	fmt.Fprintln(w, readyLine)
 }
+
+// describe names the stores the strategy uses, their secrets redacted.
+func (s *stores) describe() string {
+	if s.mysqlURL != "" {
+		return "mysql: " + redactURL(s.mysqlURL)
+	}
+	return fmt.Sprintf("postgres: %s, redis: %s", redactURL(s.postgresDSN), redactURL(s.services.RedisURL))
+}
+
+// ledgerURL is where the ledger lives: the Postgres DSN, or the MariaDB
+// URL of the InnoDB ledger (the same charge_rows view: ledgerQuery reads
+// both).
+func (s *stores) ledgerURL() string { return cmp.Or(s.mysqlURL, s.postgresDSN) }
 
 // isLoopback reports whether a listener's host:port is on a loopback address.
 func isLoopback(addr string) bool {

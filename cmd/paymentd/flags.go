@@ -10,6 +10,7 @@ import (
 
 	"github.com/idemchaos/idemchaos/targets/api"
 	"github.com/idemchaos/idemchaos/targets/failpoint/remote"
+	"github.com/idemchaos/idemchaos/targets/provision"
 	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
 
@@ -27,6 +28,8 @@ type config struct {
 	listen      string
 	redisURL    string
 	postgresURL string
+	mysqlURL    string
+	innoDB      bool // the strategy is on InnoDB (design.Info.MySQL): its ledger is in MariaDB
 	noDocker    bool
 	profile     api.Profile
 	claimTTL    time.Duration
@@ -45,18 +48,22 @@ const usageHead = `paymentd: the idemchaos payment API as a standalone server
 
 usage:
   paymentd --strategy S [--listen 127.0.0.1:8080] [--redis-url URL] [--postgres-url DSN]
-           [--profile ietf|stripe] [--claim-ttl 5s] [--key-ttl 24h]
+           [--mysql-url URL] [--profile ietf|stripe] [--claim-ttl 5s] [--key-ttl 24h]
            [--accounts acct-1=1000000,acct-2=500000] [--reset] [--failpoints] [--verbose]
 
 API: POST /v1/charges (header Idempotency-Key), GET /v1/accounts/{id},
 POST /v1/accounts/{id}/top-ups ({"amount": minor units}: pays money in), GET /healthz.
 Without --redis-url / --postgres-url it starts its own throwaway Redis and
 Postgres (a Docker engine, else local redis-server and postgres binaries) and
-stops them on exit. On start it prints, on stderr, the URL it serves, the
-stores it uses, and the ledger an external run (idemchaos run --target-url)
-reads as ground truth:
+stops them on exit. The innodb-* strategies keep their ledger and keys in
+MariaDB (InnoDB): with one of them it uses --mysql-url, or starts a MariaDB
+too (a Docker engine, else local mariadbd), and never for another strategy.
+On start it prints, on stderr, the URL it serves, the store of its ledger,
+and the ledger an external run (idemchaos run --target-url) reads as ground
+truth (a postgres:// DSN, or a mysql:// URL for an innodb-* strategy):
 
-  --ledger-url DSN --ledger-query '` + ledgerQuery + `'
+  --ledger-url DSN
+  --ledger-query '` + ledgerQuery + `'
 
 and how it funds an account after a declined charge (business-refusal):
 
@@ -82,21 +89,22 @@ func parseFlags(args []string, stdout io.Writer) (config, error) {
 	var c config
 	var profile, accounts string
 	fs := flag.NewFlagSet("paymentd", flag.ContinueOnError)
-	fs.StringVar(&c.strategy, "strategy", "", "idempotency strategy (required): "+strings.Join(design.Names(), ", "))
-	fs.StringVar(&c.listen, "listen", "127.0.0.1:8080", "address to serve on; a non-loopback address exposes the API to the network")
+	fs.StringVar(&c.strategy, "strategy", "", wrapList("idempotency strategy (required):", design.Names()))
+	fs.StringVar(&c.listen, "listen", "127.0.0.1:8080", "address to serve on; a non-loopback address exposes the API\nto the network")
 	fs.StringVar(&c.redisURL, "redis-url", "", "use this Redis (redis://host:port/db) instead of starting one")
 	fs.StringVar(&c.postgresURL, "postgres-url", "", "use this Postgres database (postgres://user@host:port/db) instead of starting one")
+	fs.StringVar(&c.mysqlURL, "mysql-url", "", "innodb-* strategies only: use this MariaDB or MySQL database\n(mysql://user:password@host:port/db) instead of starting one")
 	fs.BoolVar(&c.noDocker, "no-docker", false, "when starting stores, never try a Docker engine; start local binaries")
 	fs.StringVar(&profile, "profile", "ietf", "contract profile: "+strings.Join(api.ProfileNames(), ", "))
 	fs.DurationVar(&c.claimTTL, "claim-ttl", 5*time.Second, "how long an in-flight claim lives in Redis")
 	fs.DurationVar(&c.keyTTL, "key-ttl", 24*time.Hour, "how long a completed key is kept")
-	fs.StringVar(&accounts, "accounts", defaultAccounts, "accounts to open if absent, as id=opening balance in minor units, comma separated")
+	fs.StringVar(&accounts, "accounts", defaultAccounts, "accounts to open if absent, as id=opening balance in minor units,\ncomma separated")
 	fs.StringVar(&c.currency, "currency", "EUR", "currency of the accounts opened")
 	fs.BoolVar(&c.reset, "reset", false, "empty the ledger (charges, keys, accounts) before opening the accounts")
 	fs.StringVar(&c.redisPrefix, "redis-prefix", "paymentd:", "prefix of the Redis keys")
-	fs.IntVar(&c.pgConns, "pg-conns", 8, "Postgres pool size")
+	fs.IntVar(&c.pgConns, "pg-conns", 8, "Postgres pool size (MariaDB's, for an innodb-* strategy)")
 	fs.IntVar(&c.redisConns, "redis-conns", 16, "Redis pool size")
-	fs.BoolVar(&c.failpoints, "failpoints", false, "speak the failpoint protocol: report each named point of a request that carries "+remote.Header+" to the harness's loopback URL")
+	fs.BoolVar(&c.failpoints, "failpoints", false, "speak the failpoint protocol: report each named point of a request that carries\n"+remote.Header+" to the harness's loopback URL")
 	fs.BoolVar(&c.verbose, "verbose", false, "log one line per request (and store provisioning) on stderr")
 	if err := parse(fs, args, stdout); err != nil {
 		return c, err
@@ -127,8 +135,12 @@ func (c *config) check(profile, accounts string) error {
 	if c.strategy == "" {
 		return usageErrorf("--strategy is required (known: %s)", strings.Join(design.Names(), ", "))
 	}
-	if _, err := design.Lookup(c.strategy); err != nil {
+	info, err := design.Lookup(c.strategy)
+	if err != nil {
 		return usageErrorf("--strategy: %v", err)
+	}
+	if err := c.checkMySQL(info); err != nil {
+		return err
 	}
 	p, err := api.ProfileByName(profile)
 	if err != nil {
@@ -139,6 +151,23 @@ func (c *config) check(profile, accounts string) error {
 		return usageErrorf("--accounts: %v", err)
 	}
 	return c.checkNumbers()
+}
+
+// checkMySQL notes whether the strategy is on InnoDB and refuses a
+// --mysql-url it would not use, or one that is no mysql:// URL, before
+// anything is provisioned.
+func (c *config) checkMySQL(info design.Info) error {
+	c.innoDB = info.MySQL
+	if c.mysqlURL == "" {
+		return nil
+	}
+	if !c.innoDB {
+		return usageErrorf("--mysql-url: strategy %s keeps no ledger in MariaDB (only the innodb-* strategies do)", c.strategy)
+	}
+	if _, err := provision.MySQLDSN(c.mysqlURL); err != nil {
+		return usageErrorf("--mysql-url: %v", err)
+	}
+	return nil
 }
 
 func (c *config) checkNumbers() error {

@@ -2,14 +2,14 @@ package main
 
 import (
 	"bytes"
-	"context"
+	"errors"
+	"flag"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/idemchaos/idemchaos/targets/api"
 	"github.com/idemchaos/idemchaos/targets/provision"
-	"github.com/jackc/pgx/v5"
 )
 
 // TestBadFlagsExit2 runs the binary: a usage error is exit 2 and one line.
@@ -23,6 +23,11 @@ func TestBadFlagsExit2(t *testing.T) {
 		"zero claim ttl":   {"--strategy", "pg-tx", "--claim-ttl", "0s"},
 		"bad duration":     {"--strategy", "pg-tx", "--key-ttl", "tomorrow"},
 		"extra argument":   {"--strategy", "pg-tx", "serve"},
+		// MariaDB is for the innodb-* strategies only: never provisioned,
+		// nor accepted, for another.
+		"mysql for postgres": {"--strategy", "pg-tx", "--mysql-url", "mysql://root@127.0.0.1:1/pay"},
+		"mysql url no url":   {"--strategy", "innodb-tx", "--mysql-url", "root@tcp(127.0.0.1:1)/pay"},
+		"mysql url postgres": {"--strategy", "innodb-tx", "--mysql-url", "postgres://app:s3cret@127.0.0.1:1/pay"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			o := runOnce(t, args...)
@@ -32,20 +37,67 @@ func TestBadFlagsExit2(t *testing.T) {
 			if lines := strings.Split(strings.TrimRight(o.stderr, "\n"), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], "paymentd: ") {
 				t.Errorf("stderr %q; want one line starting with paymentd:", o.stderr)
 			}
-			if name == "unknown strategy" && !strings.Contains(o.stderr, "pg-tx") {
+			if name == "unknown strategy" && (!strings.Contains(o.stderr, "pg-tx") || !strings.Contains(o.stderr, "innodb-tx")) {
 				t.Errorf("stderr %q does not list the known strategies", o.stderr)
+			}
+			if strings.HasPrefix(name, "mysql") && (!strings.Contains(o.stderr, "--mysql-url") || strings.Contains(o.stderr, "s3cret")) {
+				t.Errorf("stderr %q does not name --mysql-url, or prints a password", o.stderr)
 			}
 		})
 	}
 }
 
-// TestUnreachableStoresExit3: URLs nothing listens on are an environment error.
+// TestUnreachableStoresExit3: URLs nothing listens on are an environment
+// error; so is a MariaDB that does not answer for a strategy on InnoDB.
 func TestUnreachableStoresExit3(t *testing.T) {
-	o := runOnce(t, "--strategy", "pg-tx", "--redis-url", "redis://127.0.0.1:1/0",
-		"--postgres-url", "postgres://postgres@127.0.0.1:1/postgres?sslmode=disable")
-	if o.code != exitEnv || strings.Count(o.stderr, "\n") != 1 {
-		t.Errorf("exit %d, stderr %q; want %d and one line", o.code, o.stderr, exitEnv)
+	for name, args := range map[string][]string{
+		"redis": {"--strategy", "pg-tx", "--redis-url", "redis://127.0.0.1:1/0",
+			"--postgres-url", "postgres://postgres@127.0.0.1:1/postgres?sslmode=disable"},
+		"postgres": {"--strategy", "pg-tx", "--redis-url", services.RedisURL,
+			"--postgres-url", "postgres://postgres@127.0.0.1:1/postgres?sslmode=disable"},
+		"mysql": {"--strategy", "innodb-tx", "--redis-url", services.RedisURL, "--postgres-url", services.PostgresURL,
+			"--mysql-url", "mysql://root@127.0.0.1:1/pay"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			o := runOnce(t, args...)
+			if o.code != exitEnv || strings.Count(o.stderr, "\n") != 1 || !strings.Contains(o.stderr, name) {
+				t.Errorf("exit %d, stderr %q; want %d and one line naming %s", o.code, o.stderr, exitEnv, name)
+			}
+		})
 	}
+}
+
+// TestHelpFits100Columns: every line of -h, a tab taken to the next
+// multiple of 8, fits 100 columns; and it names the InnoDB strategies and
+// --mysql-url.
+func TestHelpFits100Columns(t *testing.T) {
+	var out bytes.Buffer
+	if _, err := parseFlags([]string{"-h"}, &out); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("-h: %v", err)
+	}
+	for _, line := range strings.Split(out.String(), "\n") {
+		if n := columns(line); n > 100 {
+			t.Errorf("%d columns: %q", n, line)
+		}
+	}
+	for _, want := range []string{"innodb-tx", "innodb-select-for-update", "-mysql-url"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("-h does not name %s:\n%s", want, out.String())
+		}
+	}
+}
+
+// columns is how wide a line shows, tabs to the next multiple of 8.
+func columns(line string) int {
+	n := 0
+	for _, r := range line {
+		if r == '\t' {
+			n += 8 - n%8
+			continue
+		}
+		n++
+	}
+	return n
 }
 
 func TestHelpDocumentsTheLedgerQuery(t *testing.T) {
@@ -117,25 +169,20 @@ func TestAnnounce(t *testing.T) {
 
 // TestForeignTableRefused: a database that already holds another
 // service's idempotency_keys table is refused at start, in one line that
-// names the table, before anything is served.
+// names the table, before anything is served: a Postgres one, and a
+// MariaDB one for a strategy on InnoDB.
 func TestForeignTableRefused(t *testing.T) {
-	ctx := t.Context()
-	dsn, err := services.CreateDatabase(ctx, "paymentd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = services.DropDatabase(context.Background(), dsn) })
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = conn.Exec(ctx, `CREATE TABLE idempotency_keys (key text PRIMARY KEY, status int, response jsonb)`)
-	conn.Close(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := runOnce(t, "--strategy", "pg-tx", "--redis-url", services.RedisURL, "--postgres-url", dsn)
-	if o.code != exitEnv || strings.Count(o.stderr, "\n") != 1 || !strings.Contains(o.stderr, "table idempotency_keys of another shape") {
-		t.Errorf("exit %d, stderr %q; want %d and one line naming the table", o.code, o.stderr, exitEnv)
+	for _, strategy := range []string{"pg-tx", "innodb-tx"} {
+		t.Run(strategy, func(t *testing.T) {
+			args, url := storeArgs(t, strategy)
+			db := ledgerDB(t, url)
+			if _, err := db.ExecContext(t.Context(), `CREATE TABLE idempotency_keys (k text, status int, response text)`); err != nil {
+				t.Fatal(err)
+			}
+			o := runOnce(t, append(args, "--strategy", strategy)...)
+			if o.code != exitEnv || strings.Count(o.stderr, "\n") != 1 || !strings.Contains(o.stderr, "table idempotency_keys of another shape") {
+				t.Errorf("exit %d, stderr %q; want %d and one line naming the table", o.code, o.stderr, exitEnv)
+			}
+		})
 	}
 }

@@ -19,7 +19,8 @@ import (
 // healthTimeout bounds the store pings of one /healthz.
 const healthTimeout = 2 * time.Second
 
-// newHandler builds the strategy and the API, adds /healthz and, with
+// newHandler builds the strategy on the stores it uses (Postgres and Redis,
+// or MariaDB's InnoDB ledger alone) and the API, adds /healthz and, with
 // --verbose, a log line per request. With --failpoints the strategy's
 // failpoints reach the harness named by each request's control URL
 // (remote.Middleware reads it; a request without it is served as usual).
@@ -28,7 +29,7 @@ func newHandler(c config, s *stores, stderr io.Writer) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	deps := strategy.Deps{Pool: s.pool, Redis: s.rdb, Prefix: c.redisPrefix, Profile: c.profile,
+	deps := strategy.Deps{Pool: s.pool, Redis: s.rdb, MySQL: s.mysql, Prefix: c.redisPrefix, Profile: c.profile,
 		ClaimTTL: c.claimTTL, KeyTTL: c.keyTTL}
 	if c.failpoints {
 		deps.Failpoints = remote.NewSet()
@@ -37,7 +38,7 @@ func newHandler(c config, s *stores, stderr io.Writer) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	charges := server.New(server.Config{Strategy: st, Pool: s.pool})
+	charges := server.New(server.Config{Strategy: st, Pool: s.pool, Accounts: s.accounts()})
 	if c.failpoints {
 		fp := &remote.Client{Logf: log.New(stderr, "paymentd: ", 0).Printf}
 		charges = fp.Middleware(charges)

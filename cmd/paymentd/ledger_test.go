@@ -6,15 +6,20 @@ import (
 	"time"
 
 	"github.com/idemchaos/idemchaos/targets/api"
-	"github.com/idemchaos/idemchaos/targets/provision/provisiontest"
 )
 
 // TestAccountsKeptUnlessReset: a restart keeps the ledger and opens only the
-// accounts that are absent; --reset starts it afresh.
+// accounts that are absent; --reset starts it afresh. On Postgres, and on
+// MariaDB for a strategy on InnoDB.
 func TestAccountsKeptUnlessReset(t *testing.T) {
-	dsn := provisiontest.Database(t, services)
-	args := []string{"--strategy", "pg-tx", "--listen", "127.0.0.1:0", "--redis-url", services.RedisURL,
-		"--postgres-url", dsn, "--accounts", "acct-1=5000,vip=7"}
+	for _, strategy := range []string{"pg-tx", "innodb-tx"} {
+		t.Run(strategy, func(t *testing.T) { accountsKeptUnlessReset(t, strategy) })
+	}
+}
+
+func accountsKeptUnlessReset(t *testing.T, strategy string) {
+	stores, _ := storeArgs(t, strategy)
+	args := append(stores, "--strategy", strategy, "--listen", "127.0.0.1:0", "--accounts", "acct-1=5000,vip=7")
 	d := startDaemon(t, nil, args...)
 	if r := do(t, "POST", d.url+api.PathCharges, "reset-1", charge1250); r.status != http.StatusCreated {
 		t.Fatalf("charge: %d %s", r.status, r.body)

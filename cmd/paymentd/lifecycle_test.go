@@ -16,22 +16,51 @@ import (
 
 // TestOwnStoresStoppedOnSIGINT is the real path without URLs: paymentd
 // starts its own Redis and Postgres (local binaries, in a temp dir of the
-// test's), serves, and on SIGINT exits 0 within seconds, leaving no process
-// and no data directory behind.
+// test's), and no MariaDB for a strategy not on InnoDB, serves, and on
+// SIGINT exits 0 within seconds, leaving no process and no data directory
+// behind.
 func TestOwnStoresStoppedOnSIGINT(t *testing.T) {
 	base := traversableTempDir(t)
 	d := startDaemon(t, []string{"TMPDIR=" + base}, "--strategy", "redis-setnx", "--no-docker", "--listen", "127.0.0.1:0")
 	pids := storePids(t, base)
-	if len(pids) != 2 {
-		t.Fatalf("found store pids %v in %s; want redis and postgres:\n%s", pids, base, d.output())
+	if len(pids) != 2 || pids["redis"] == 0 || pids["postgres"] == 0 {
+		t.Fatalf("found store pids %v in %s; want redis and postgres, no mysql:\n%s", pids, base, d.output())
 	}
+	servesThenStops(t, d, base, pids, "own-stores-1")
+}
+
+// TestOwnMariaDBStoppedOnSIGINT: for a strategy on InnoDB without
+// --mysql-url paymentd starts its own MariaDB (local binaries, in a temp
+// dir of the test's; Redis and Postgres are given, so it starts that one
+// only), charges there, as the ledger it prints shows, and on SIGINT
+// stops it, leaving no process and no data directory behind.
+func TestOwnMariaDBStoppedOnSIGINT(t *testing.T) {
+	base := traversableTempDir(t)
+	d := startDaemon(t, []string{"TMPDIR=" + base}, "--strategy", "innodb-tx", "--no-docker", "--listen", "127.0.0.1:0",
+		"--redis-url", services.RedisURL, "--postgres-url", services.PostgresURL)
+	pids := storePids(t, base)
+	if len(pids) != 1 || pids["mysql"] == 0 {
+		t.Fatalf("found store pids %v in %s; want mysql alone:\n%s", pids, base, d.output())
+	}
+	servesThenStops(t, d, base, pids, "own-mariadb-1")
+}
+
+// servesThenStops checks that the stores run while paymentd serves a
+// charge, which lands in the ledger it printed; then that SIGINT ends
+// paymentd (exit 0 within 15 s) and every store process, and removes
+// their data dirs.
+func servesThenStops(t *testing.T, d *daemon, base string, pids map[string]int, key string) {
+	t.Helper()
 	for name, pid := range pids {
 		if !alive(pid) {
 			t.Fatalf("%s (pid %d) is not running while paymentd serves", name, pid)
 		}
 	}
-	if r := do(t, "POST", d.url+api.PathCharges, "own-stores-1", charge1250); r.status != http.StatusCreated {
+	if r := do(t, "POST", d.url+api.PathCharges, key, charge1250); r.status != http.StatusCreated {
 		t.Fatalf("charge: %d %s", r.status, r.body)
+	}
+	if rows := ledgerRows(t, printedLedgerURL(t, d)); len(rows) != 1 || rows[0].key != key {
+		t.Errorf("the printed ledger holds %v; want the charge of %s", rows, key)
 	}
 	code, took := d.interrupt(t, 30*time.Second)
 	if code != 0 || took > 15*time.Second {
@@ -45,13 +74,26 @@ func TestOwnStoresStoppedOnSIGINT(t *testing.T) {
 	}
 }
 
-// storePids reads the pids of the Redis and Postgres paymentd started under base.
+// printedLedgerURL is the --ledger-url of paymentd's ledger line.
+func printedLedgerURL(t *testing.T, d *daemon) string {
+	t.Helper()
+	_, rest, _ := strings.Cut(d.line("paymentd: ledger: "), "--ledger-url '")
+	url, _, ok := strings.Cut(rest, "'")
+	if !ok {
+		t.Fatalf("no ledger URL printed:\n%s", d.output())
+	}
+	return url
+}
+
+// storePids reads the pids of the Redis, Postgres and MariaDB paymentd
+// started under base.
 func storePids(t *testing.T, base string) map[string]int {
 	t.Helper()
 	pids := map[string]int{}
 	for name, pattern := range map[string]string{
 		"redis":    "idemchaos-redis-*/redis.pid",
 		"postgres": "idemchaos-pg-*/data/postmaster.pid",
+		"mysql":    "idemchaos-mysql-*/mariadbd.pid",
 	} {
 		files, _ := filepath.Glob(filepath.Join(base, pattern))
 		for _, f := range files {

@@ -22,8 +22,9 @@ var (
 	binary   string
 )
 
-// TestMain builds paymentd once and provisions one Redis and Postgres for
-// the tests that give paymentd their URLs.
+// TestMain builds paymentd once and provisions one Redis, Postgres and
+// MariaDB (for the innodb-* strategies) for the tests that give paymentd
+// their URLs.
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "paymentd-test-*")
 	if err != nil {
@@ -35,7 +36,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
 		os.Exit(3)
 	}
-	code := provisiontest.Main(m, &services)
+	code := provisiontest.Main(m, &services, provisiontest.WithMySQL)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -18,24 +19,37 @@ import (
 // storeTimeout bounds one store round trip of paymentd's own (not a request's).
 const storeTimeout = 5 * time.Second
 
-// stores are the provisioned servers and paymentd's clients to them.
+// stores are the provisioned servers and paymentd's clients to them: a
+// Postgres pool and a Redis client, or, for a strategy on InnoDB, the
+// InnoDB ledger's pool on MariaDB alone.
 type stores struct {
 	services    *provision.Services
-	postgresDSN string // the database paymentd's ledger lives in
-	pool        *pgxpool.Pool
-	rdb         *redis.Client
+	postgresDSN string        // the database paymentd's ledger lives in; "" on InnoDB
+	mysqlURL    string        // the MariaDB database of the InnoDB ledger; "" for the others
+	pool        *pgxpool.Pool // nil on InnoDB
+	rdb         *redis.Client // nil on InnoDB
+	mysql       *sql.DB       // the InnoDB ledger's pool; nil for the others
 }
 
-// openStores provisions (or pings the given) Redis and Postgres and opens
-// sized clients. On error everything already opened is closed.
+// openStores provisions (or pings the given) Redis and Postgres, and a
+// MariaDB for a strategy on InnoDB only, and opens sized clients to the
+// stores the strategy uses. On error everything already opened is closed.
 func openStores(ctx context.Context, c config, log io.Writer) (*stores, error) {
 	services, err := provision.Start(ctx, provision.Config{RedisURL: c.redisURL, PostgresURL: c.postgresURL,
+		MySQL: c.innoDB, MySQLURL: c.mysqlURL,
 		NoDocker: c.noDocker, Log: log, DockerHost: os.Getenv("DOCKER_HOST"), PGBinDir: os.Getenv("PG_BINDIR")})
 	if err != nil {
 		return nil, envError(err)
 	}
-	s := &stores{services: services, postgresDSN: services.PostgresURL}
-	if err := s.connect(ctx, c); err != nil {
+	s := &stores{services: services}
+	if c.innoDB {
+		s.mysqlURL = services.MySQLURL
+		err = s.connectInnoDB(c)
+	} else {
+		s.postgresDSN = services.PostgresURL
+		err = s.connect(ctx, c)
+	}
+	if err != nil {
 		if cerr := s.close(); cerr != nil {
 			err = fmt.Errorf("%w; cleanup: %v", err, cerr)
 		}
@@ -72,6 +86,9 @@ func (s *stores) connect(ctx context.Context, c config) error {
 func (s *stores) prepare(ctx context.Context, c config) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*storeTimeout)
 	defer cancel()
+	if s.mysql != nil {
+		return s.prepareInnoDB(ctx, c)
+	}
 	if err := ledger.Migrate(ctx, s.pool); err != nil {
 		return err
 	}
@@ -96,8 +113,15 @@ func openIfAbsent(ctx context.Context, pool *pgxpool.Pool, a account, currency s
 	return ledger.Open(ctx, pool, a.id, currency, a.opening)
 }
 
-// ping checks Postgres, and Redis when the strategy uses it, for /healthz.
+// ping checks Postgres, and Redis when the strategy uses it (or MariaDB
+// alone for a strategy on InnoDB), for /healthz.
 func (s *stores) ping(ctx context.Context, withRedis bool) error {
+	if s.mysql != nil {
+		if err := s.mysql.PingContext(ctx); err != nil {
+			return fmt.Errorf("mysql: %w", err)
+		}
+		return nil
+	}
 	if err := s.pool.Ping(ctx); err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
@@ -117,6 +141,9 @@ func (s *stores) close() error {
 	}
 	if s.pool != nil {
 		s.pool.Close()
+	}
+	if s.mysql != nil {
+		_ = s.mysql.Close()
 	}
 	return s.services.Close()
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -93,13 +94,23 @@ func (m *localMySQL) start(ctx context.Context) (string, *part, error) {
 func (m *localMySQL) dataDir() string { return filepath.Join(m.dir, "data") }
 func (m *localMySQL) socket() string  { return filepath.Join(m.dir, mysqlSocketFile) }
 
+// settings are mysqlSettings with the server's temporary files in its own
+// dir. Left in the shared /tmp, they would be lost to any other MariaDB
+// starting on the machine: a server deletes every #sql* file of its
+// tmpdir when it starts (mariadb-install-db's bootstrap too), live
+// internal temporary tables of another server included, whose next query
+// then fails ("Error on delete of '/tmp/#sql-temptable-...'").
+func (m *localMySQL) settings() []string {
+	return append(slices.Clone(mysqlSettings), "--tmpdir="+m.dir)
+}
+
 // install creates the system tables in dir/data: root@127.0.0.1 without
 // a password (--auth-root-authentication-method=normal), no test database.
 func (m *localMySQL) install(ctx context.Context) error {
 	t0 := time.Now()
 	m.log.printf("mariadb-install-db %s as %s (uid %d) ...", m.dataDir(), m.acct.name, m.acct.uid)
 	args := append([]string{"--no-defaults", "--datadir=" + m.dataDir(),
-		"--auth-root-authentication-method=normal", "--skip-test-db"}, mysqlSettings...)
+		"--auth-root-authentication-method=normal", "--skip-test-db"}, m.settings()...)
 	cmd := exec.CommandContext(ctx, m.bins.install, args...)
 	cmd.Dir, cmd.Env = m.dir, childEnv()
 	cmd.SysProcAttr = procAttr(syscall.SIGKILL, m.acct)
@@ -139,7 +150,7 @@ func (m *localMySQL) serve(ctx context.Context, port int) (string, *part, error)
 	defer logf.Close()
 	args := append([]string{"--no-defaults", "--datadir=" + m.dataDir(),
 		"--port=" + strconv.Itoa(port), "--bind-address=127.0.0.1", "--socket=" + m.socket(),
-		"--pid-file=" + filepath.Join(m.dir, mysqlPidFile)}, mysqlSettings...)
+		"--pid-file=" + filepath.Join(m.dir, mysqlPidFile)}, m.settings()...)
 	cmd := exec.Command(m.bins.server, args...)
 	cmd.Dir, cmd.Env = m.dir, childEnv()
 	cmd.Stdout, cmd.Stderr = logf, logf // no --log-error: the error log is stderr

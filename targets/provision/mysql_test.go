@@ -114,7 +114,7 @@ func testMySQLWorks(t *testing.T, s *Services) {
 }
 
 // testMySQLSettings checks the server's options: loopback only, its
-// socket and data in its dir, the throwaway settings.
+// socket, data and temporary files in its dir, the throwaway settings.
 func testMySQLSettings(t *testing.T, s *Services) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -126,7 +126,7 @@ func testMySQLSettings(t *testing.T, s *Services) {
 	dir := partDir(t, s, "mysql")
 	for v, want := range map[string]string{
 		"bind_address": "127.0.0.1", "port": u.Port(), "socket": filepath.Join(dir, mysqlSocketFile),
-		"datadir": filepath.Join(dir, "data") + "/", "pid_file": filepath.Join(dir, mysqlPidFile),
+		"datadir": filepath.Join(dir, "data") + "/", "pid_file": filepath.Join(dir, mysqlPidFile), "tmpdir": dir,
 		"innodb_flush_log_at_trx_commit": "2", "innodb_doublewrite": "0", "character_set_server": "utf8mb4",
 		"max_connections": "300", "skip_name_resolve": "1", "skip_networking": "0",
 	} {

@@ -18,7 +18,7 @@ const (
 	caseReplay       = "replay"              // a: same key twice, same body
 	caseMismatch     = "mismatch"            // b: same key, another amount
 	caseInFlight     = "in-flight"           // c: same key while the first is held
-	caseStoreError   = "store-error"         // d: Postgres fails under one request
+	caseStoreError   = "store-error"         // d: the SQL store (Postgres, MariaDB) fails under one request
 	caseOtherReplica = "other-replica"       // e: the retry lands on another instance
 	caseLostWrite    = "lost-response-write" // f: the response write after the commit is lost
 	caseRefusal      = "refusal"             // g: a declined charge retried once the account is funded

@@ -48,6 +48,44 @@ var mustFail = map[string][]string{
 	"pg-split-debit": {caseStoreError},
 	"pg-tx":          nil,
 	"redis-pg-guard": nil,
+
+	// The designs on InnoDB (targets/strategy/innodb), on MariaDB only.
+	// Every case applies to them: store-error kills the request's MariaDB
+	// connection instead of its Postgres backend, and lost-response-write
+	// ends the request after its COMMIT as it does for every design.
+	// Measured with -race on 2 CPUs busy with other work: the whole table
+	// 20 times (10 of them under stress-ng --cpu 6) and the InnoDB rows 80
+	// times more (50 under stress-ng): each expectation below held on
+	// every run. None depends on timing: each failure comes from a hold
+	// the case releases itself, or from a cancel in the request's path.
+	//
+	// The one transaction: the claim, the charge and the stored answer
+	// commit together, and a duplicate in flight is refused at once.
+	"innodb-tx": nil,
+	// The plain INSERT of the key row waits on A's open transaction: B is
+	// held as long as A is (here, past the in-flight budget), then replays.
+	"innodb-blocking-claim": {caseInFlight},
+	// A is held after its look-up; B looks up, claims, charges and
+	// commits (201, not 409); A's INSERT IGNORE then finds the key taken,
+	// its second look-up (A's snapshot) does not see B's row, and A
+	// charges again: two charges.
+	"innodb-insert-ignore": {caseInFlight},
+	// A is held after its locking read of the missing key (a gap lock);
+	// B's locking read shares the gap, B charges and its INSERT waits on
+	// A's gap lock: B is held as long as A is; once A resumes, A's debit
+	// waits on B's account row and InnoDB kills one of the two (1213, a
+	// 503: to A on every run measured, which had written nothing yet;
+	// which one is InnoDB's choice, the failure is not).
+	"innodb-select-for-update": {caseInFlight},
+	// Its flaw as stated (a 402 leaves the key's GET_LOCK with the pooled
+	// connection) shows in no case here: the refusal's retry lands on the
+	// connection that holds the lock (the pool's only one), takes it again
+	// and replays the 402, as in the engine's business-refusal. What the
+	// table catches is the same mistake on the success path: RELEASE_LOCK
+	// is a statement of its own after the COMMIT; with A's request ended
+	// by then it is never sent, A is answered 503 for a charge that
+	// committed, and the lock stays with the pooled connection.
+	"innodb-get-lock": {caseLostWrite},
 }
 
 // crashOnly are the flawed designs no case on one running server can

@@ -14,6 +14,7 @@ import (
 	"github.com/idemchaos/idemchaos/targets/ledger"
 	"github.com/idemchaos/idemchaos/targets/provision/provisiontest"
 	"github.com/idemchaos/idemchaos/targets/strategy"
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
 
 // Time bounds of the table: every call and every wait is bounded.
@@ -32,33 +33,70 @@ const (
 
 var pay = api.ChargeRequest{Account: account, Amount: 1250, Currency: "EUR"}
 
-// fixture is one strategy on its own fresh database and its own Redis key
-// prefix, with its own failpoint set: what one case runs against.
+// fixture is one strategy on its own fresh database (and, on Postgres, its
+// own Redis key prefix), with its own failpoint set: what one case runs
+// against.
 type fixture struct {
 	t    *testing.T
 	name string
 	deps strategy.Deps
-	dsn  string
+	dsn  string      // the Postgres database; "" for a strategy on InnoDB
+	book book        // the ledger the strategy charges in, read and funded by the case
+	inno *innoStores // the MariaDB pools of a strategy on InnoDB; nil on Postgres
+}
+
+// book is the ledger a case reads its ground truth from and funds an
+// account in: the Postgres one, or the InnoDB one for a strategy on InnoDB.
+type book interface {
+	read(ctx context.Context) (ledger.Snapshot, error)
+	topUp(ctx context.Context, id string, amount int64) error
 }
 
 // newFixture builds the stores of one case; tune, if set, adjusts the
 // strategy's Deps (a shorter claim TTL, say) before any replica is built.
+// A strategy on InnoDB (design.Info.MySQL) gets a MariaDB database only,
+// as the engine deploys it: no Postgres, no Redis.
 func newFixture(ctx context.Context, t *testing.T, name string, tune func(*strategy.Deps)) *fixture {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
-	dsn := provisiontest.Database(t, services)
-	pool := openPool(ctx, t, dsn)
-	rdb := openRedis(t)
-	prefix := pool.Config().ConnConfig.Database + ":" // the database name has a random suffix
-	t.Cleanup(func() { dropPrefix(rdb, prefix) })
-	fx := &fixture{t: t, name: name, dsn: dsn, deps: strategy.Deps{
-		Pool: pool, Redis: rdb, Prefix: prefix, Profile: api.IETF, Failpoints: &failpoint.Set{},
-	}}
+	info, err := design.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx := &fixture{t: t, name: name}
+	if info.MySQL {
+		fx.onInnoDB(ctx)
+	} else {
+		fx.onPostgres(ctx)
+	}
+	fx.deps.Profile, fx.deps.Failpoints = api.IETF, &failpoint.Set{}
 	if tune != nil {
 		tune(&fx.deps)
 	}
 	return fx
+}
+
+// onPostgres gives the fixture a fresh Postgres database and a Redis
+// prefix of its own.
+func (f *fixture) onPostgres(ctx context.Context) {
+	f.dsn = provisiontest.Database(f.t, services)
+	pool := openPool(ctx, f.t, f.dsn)
+	rdb := openRedis(f.t)
+	prefix := pool.Config().ConnConfig.Database + ":" // the database name has a random suffix
+	f.t.Cleanup(func() { dropPrefix(rdb, prefix) })
+	f.deps = strategy.Deps{Pool: pool, Redis: rdb, Prefix: prefix}
+	f.book = pgBook{pool}
+}
+
+// pgBook is the Postgres ledger on a pool.
+type pgBook struct{ pool *pgxpool.Pool }
+
+func (b pgBook) read(ctx context.Context) (ledger.Snapshot, error) { return ledger.Read(ctx, b.pool) }
+
+func (b pgBook) topUp(ctx context.Context, id string, amount int64) error {
+	_, err := ledger.TopUp(ctx, b.pool, id, amount)
+	return err
 }
 
 // openPool opens a migrated pool with the case's account; tune, if given,
@@ -139,14 +177,21 @@ func (f *fixture) sendKey(ctx context.Context, st strategy.Strategy, key string,
 		Fingerprint: body.Fingerprint()})
 }
 
+// snapshot reads the ledger the strategy charges in.
+func (f *fixture) snapshot(ctx context.Context) ledger.Snapshot {
+	f.t.Helper()
+	snap, err := f.book.read(ctx)
+	if err != nil {
+		f.t.Fatalf("read ledger: %v", err)
+	}
+	return snap
+}
+
 // charges counts the ledger charges made with the case's key: money that
 // really moved.
 func (f *fixture) charges(ctx context.Context) int {
 	f.t.Helper()
-	snap, err := ledger.Read(ctx, f.deps.Pool)
-	if err != nil {
-		f.t.Fatalf("read ledger: %v", err)
-	}
+	snap := f.snapshot(ctx)
 	n := 0
 	for _, c := range snap.Charges {
 		if c.Key == theKey {
@@ -161,10 +206,7 @@ func (f *fixture) charges(ctx context.Context) int {
 // (positive), or a row without the money (negative).
 func (f *fixture) drift(ctx context.Context) int64 {
 	f.t.Helper()
-	snap, err := ledger.Read(ctx, f.deps.Pool)
-	if err != nil {
-		f.t.Fatalf("read ledger: %v", err)
-	}
+	snap := f.snapshot(ctx)
 	var want int64
 	for _, a := range snap.Accounts {
 		if a.ID == account {

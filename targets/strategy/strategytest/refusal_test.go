@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/idemchaos/idemchaos/targets/api"
-	"github.com/idemchaos/idemchaos/targets/ledger"
 )
 
 // refusalCase (g): a charge of more than the account holds is declined
@@ -21,7 +20,7 @@ func refusalCase(ctx context.Context, fx *fixture) violations {
 		v.add("A, %d over the balance, got %s; want %d (declined)", big.Amount-opening, show(first), api.StatusDeclined)
 		return v
 	}
-	if _, err := ledger.TopUp(ctx, fx.deps.Pool, account, big.Amount); err != nil {
+	if err := fx.book.topUp(ctx, account, big.Amount); err != nil {
 		fx.t.Fatalf("top up: %v", err)
 	}
 	again := fx.send(ctx, st, 0, "B", big)

@@ -12,29 +12,29 @@ import (
 	"github.com/idemchaos/idemchaos/targets/failpoint"
 )
 
-// storeErrorCase (d): Postgres fails under one request. The answer is 503,
-// nothing is charged, nothing is cached and the key is released: a retry of
-// the same key executes and charges once (or replays a 2xx), and is never
-// answered with the cached 5xx nor with 409. The account agrees with its
-// charges throughout: the rolled-back charge took no money.
+// storeErrorCase (d): the SQL store fails under one request. The answer is
+// 503, nothing is charged, nothing is cached and the key is released: a
+// retry of the same key executes and charges once (or replays a 2xx), and
+// is never answered with the cached 5xx nor with 409. The account agrees
+// with its charges throughout: the rolled-back charge took no money.
 //
 // The fault is real and deterministic: at before-commit (the charge is
-// written, its transaction still open) a second connection terminates A's
-// Postgres backend with pg_terminate_backend(pid, timeout), which waits
-// until that backend has exited. A's COMMIT then finds its connection gone,
-// exactly as when the server's link to Postgres dies mid-request; the
-// transaction is rolled back by Postgres itself. A's backend is the only one
-// of the case's own database that is idle inside a transaction at that
-// moment (the case sends one request at a time), and the action checks so.
+// written, its transaction still open) a second connection kills the
+// request's own connection and waits until the server has ended it. The
+// request's COMMIT then finds its connection gone, exactly as when the
+// server's link to its database dies mid-request; the transaction is
+// rolled back by the database itself. On Postgres it is the backend of the
+// case's database idle in a transaction (pgKill); on InnoDB, the one
+// connection of the strategy's pool (innoKill).
 func storeErrorCase(ctx context.Context, fx *fixture) violations {
 	var v violations
 	st := fx.replica()
-	kill := newBackendKiller(ctx, fx)
+	kill := newStoreKill(ctx, fx)
 	fx.deps.Failpoints.Arm("kill-backend", api.BeforeCommit, failpoint.Attempt("A"), kill.action)
 	a := fx.send(ctx, st, 0, "A", pay)
 	kill.mustHaveFired()
 	if a.Status != http.StatusServiceUnavailable {
-		v.add("A, whose Postgres connection died before commit, got %s; want 503", show(a))
+		v.add("A, whose database connection died before commit, got %s; want 503", show(a))
 	}
 	v.charged(fx.charges(ctx), 0)
 	v.balanced(fx.drift(ctx))
@@ -52,28 +52,31 @@ func storeErrorCase(ctx context.Context, fx *fixture) violations {
 	return v
 }
 
-// backendKiller terminates the one Postgres backend of the fixture's
-// database that has a transaction open.
-type backendKiller struct {
+// storeKill kills the request's database connection when the failpoint
+// fires, and remembers whether it did, once.
+type storeKill struct {
 	fx    *fixture
-	conn  *pgx.Conn
+	kill  func(ctx context.Context) error
 	mu    sync.Mutex
 	fired int
 	err   error
 }
 
-func newBackendKiller(ctx context.Context, fx *fixture) *backendKiller {
+// newStoreKill prepares the kill for the fixture's store: InnoDB's or
+// Postgres's.
+func newStoreKill(ctx context.Context, fx *fixture) *storeKill {
 	fx.t.Helper()
-	conn, err := pgx.Connect(ctx, fx.dsn)
-	if err != nil {
-		fx.t.Fatalf("connect the killer: %v", err)
+	k := &storeKill{fx: fx}
+	if fx.inno != nil {
+		k.kill = innoKill(ctx, fx)
+	} else {
+		k.kill = pgKill(ctx, fx)
 	}
-	fx.t.Cleanup(func() { _ = conn.Close(context.Background()) })
-	return &backendKiller{fx: fx, conn: conn}
+	return k
 }
 
-func (k *backendKiller) action(ctx context.Context, _ failpoint.Hit) func() {
-	err := terminateOpenTransaction(ctx, k.conn)
+func (k *storeKill) action(ctx context.Context, _ failpoint.Hit) func() {
+	err := k.kill(ctx)
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.fired++
@@ -83,7 +86,7 @@ func (k *backendKiller) action(ctx context.Context, _ failpoint.Hit) func() {
 
 // mustHaveFired fails the test when the fault did not happen as planned:
 // the case would then prove nothing either way.
-func (k *backendKiller) mustHaveFired() {
+func (k *storeKill) mustHaveFired() {
 	k.fx.t.Helper()
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -92,8 +95,23 @@ func (k *backendKiller) mustHaveFired() {
 	}
 }
 
+// pgKill connects to the fixture's Postgres database and returns the kill:
+// the one backend of that database with a transaction open, terminated.
+// The case sends one request at a time: the request's backend is the only
+// one idle inside a transaction at that moment, and the kill checks so.
+func pgKill(ctx context.Context, fx *fixture) func(context.Context) error {
+	fx.t.Helper()
+	conn, err := pgx.Connect(ctx, fx.dsn)
+	if err != nil {
+		fx.t.Fatalf("connect the killer: %v", err)
+	}
+	fx.t.Cleanup(func() { _ = conn.Close(context.Background()) })
+	return func(ctx context.Context) error { return terminateOpenTransaction(ctx, conn) }
+}
+
 // terminateOpenTransaction finds the single backend of this database idle
-// in a transaction and terminates it, waiting up to 2 s for it to exit.
+// in a transaction and terminates it with pg_terminate_backend(pid,
+// timeout), which waits up to 2 s for it to exit.
 func terminateOpenTransaction(ctx context.Context, conn *pgx.Conn) error {
 	rows, err := conn.Query(ctx, `SELECT pid FROM pg_stat_activity
 		WHERE datname = current_database() AND state = 'idle in transaction' AND pid <> pg_backend_pid()`)

@@ -70,13 +70,17 @@ func (o *observed) note(strategy, c string, failed, expected bool) {
 func (o *observed) table() string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	width := 0
+	for _, name := range design.Names() {
+		width = max(width, len(name))
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-20s", "")
+	fmt.Fprintf(&b, "%-*s", width, "")
 	for _, c := range contractCases() {
 		fmt.Fprintf(&b, " %-20s", c.name)
 	}
 	for _, name := range design.Names() {
-		row := fmt.Sprintf("\n%-20s", name)
+		row := fmt.Sprintf("\n%-*s", width, name)
 		ran := false
 		for _, c := range contractCases() {
 			mark, ok := o.cell[[2]string{name, c.name}]

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/idemchaos/idemchaos/targets/api"
+	"github.com/idemchaos/idemchaos/targets/ledger"
+	innoledger "github.com/idemchaos/idemchaos/targets/ledger/innodb"
+	"github.com/idemchaos/idemchaos/targets/provision"
+	"github.com/idemchaos/idemchaos/targets/server"
+
+	// The InnoDB strategies register themselves when linked: paymentd
+	// serves them (--strategy innodb-tx, ...).
+	_ "github.com/idemchaos/idemchaos/targets/strategy/innodb"
+)
+
+// connectInnoDB opens the InnoDB ledger's pool on s.mysqlURL as the
+// strategies expect it (innoledger.Open), sized by --pg-conns, dialing
+// within storeTimeout unless the URL sets its own timeout.
+func (s *stores) connectInnoDB(c config) error {
+	dsn, err := provision.MySQLDSN(s.mysqlURL)
+	if err != nil {
+		return err
+	}
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		return fmt.Errorf("mysql URL %s: %w", redactURL(s.mysqlURL), err)
+	}
+	cfg.Timeout = cmp.Or(cfg.Timeout, storeTimeout)
+	s.mysql, err = innoledger.Open(cfg.FormatDSN(), c.pgConns)
+	return err
+}
+
+// prepareInnoDB is prepare on the InnoDB ledger.
+func (s *stores) prepareInnoDB(ctx context.Context, c config) error {
+	if err := innoledger.Migrate(ctx, s.mysql); err != nil {
+		return err
+	}
+	if c.reset {
+		if err := innoledger.Reset(ctx, s.mysql); err != nil {
+			return err
+		}
+	}
+	for _, a := range c.accounts {
+		_, err := innoledger.Balance(ctx, s.mysql, a.id)
+		if errors.Is(err, ledger.ErrUnknownAccount) {
+			err = innoledger.OpenAccount(ctx, s.mysql, a.id, c.currency, a.opening)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// accounts are the ledger's accounts for the API's accounts routes: nil
+// (the server reads Pool's) but for a strategy on InnoDB.
+func (s *stores) accounts() server.Accounts {
+	if s.mysql == nil {
+		return nil
+	}
+	return innoAccounts{s.mysql}
+}
+
+// innoAccounts are the InnoDB ledger's accounts, which GET
+// /v1/accounts/{id} and the top-ups read and credit for a strategy on
+// InnoDB (server.Config.Accounts).
+type innoAccounts struct{ db *sql.DB }
+
+func (a innoAccounts) Balance(ctx context.Context, id string) (api.Account, error) {
+	return innoledger.Balance(ctx, a.db, id)
+}
+
+func (a innoAccounts) TopUp(ctx context.Context, id string, amount int64) (api.Account, error) {
+	return innoledger.TopUp(ctx, a.db, id, amount)
+}
