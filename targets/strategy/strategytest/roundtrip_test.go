@@ -59,6 +59,7 @@ func (c *roundTrips) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.Trace
 	c.mu.Unlock()
 }
 func (c *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
+
 // A prepare is a round trip unless the statement was prepared already:
 // pgx traces its start before it looks, so it is counted at its end.
 func (c *roundTrips) TracePrepareStart(ctx context.Context, _ *pgx.Conn, d pgx.TracePrepareStartData) context.Context {
