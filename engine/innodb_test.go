@@ -87,3 +87,40 @@ func TestBuiltinHoldProbes(t *testing.T) {
 		}
 	}
 }
+
+// TestCommitAnswerLost: db-fault-after-commit loses the COMMIT's answer on
+// the SQL link, Postgres's and MariaDB's alike: the faulted try is
+// answered 5xx though its charge is in the ledger (the commit went
+// through, unheard), and a design whose claim is in the transaction
+// replays it to the retry (pass), while redis-setnx, which releases its
+// claim on the error, charges again.
+func TestCommitAnswerLost(t *testing.T) {
+	r := newRunner(t)
+	for _, c := range []struct {
+		strategy string
+		caught   bool
+	}{{"innodb-tx", false}, {"pg-tx", false}, {"redis-setnx", true}} {
+		res, rec, err := engine.Run(context.Background(), r, scenarios.Cell{Strategy: c.strategy, Scenario: "db-fault-after-commit", Seed: 2, Profile: api.IETF}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		charged := map[string]bool{}
+		for _, ch := range rec.Obs.Ledger.Charges {
+			charged[ch.AttemptID] = true
+		}
+		unheard := 0
+		for _, a := range rec.Obs.History.Attempts {
+			if a.Status >= 500 && charged[a.ID] {
+				unheard++
+			}
+		}
+		switch {
+		case rec.Obs.Injected == 0 || unheard == 0:
+			t.Errorf("%s: %d injections fired, %d tries answered 5xx for a charge that committed; want both", c.strategy, rec.Obs.Injected, unheard)
+		case c.caught && (res.Anomalies["double_charge"] == 0 || !res.AsExpected):
+			t.Errorf("%s: %s %v, as declared %v; want the retry's second charge", c.strategy, res.Verdict, res.Anomalies, res.AsExpected)
+		case !c.caught && (res.Verdict != scenarios.Pass || !res.Exercised):
+			t.Errorf("%s: %s %v, exercised %v; want a pass that met a commit unheard", c.strategy, res.Verdict, res.Anomalies, res.Exercised)
+		}
+	}
+}
