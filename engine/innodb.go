@@ -11,7 +11,6 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/idemchaos/idemchaos/sim/workload"
-	"github.com/idemchaos/idemchaos/targets/api"
 	"github.com/idemchaos/idemchaos/targets/ledger"
 	innoledger "github.com/idemchaos/idemchaos/targets/ledger/innodb"
 	"github.com/idemchaos/idemchaos/targets/provision"
@@ -127,17 +126,6 @@ func (l sqlLedger) read(ctx context.Context) (ledger.Snapshot, error) {
 		return innoledger.Read(ctx, l.r.mysql)
 	}
 	return ledger.Read(ctx, l.r.pool)
-}
-
-// innoAccounts are an InnoDB replica's accounts, for GET /v1/accounts.
-type innoAccounts struct{ db *sql.DB }
-
-func (a innoAccounts) Balance(ctx context.Context, id string) (api.Account, error) {
-	return innoledger.Balance(ctx, a.db, id)
-}
-
-func (a innoAccounts) TopUp(ctx context.Context, id string, amount int64) (api.Account, error) {
-	return innoledger.TopUp(ctx, a.db, id, amount)
 }
 
 // innoDBPool opens an InnoDB replica's pool, through its SQL link

@@ -15,6 +15,7 @@ import (
 
 	"github.com/idemchaos/idemchaos/targets/api"
 	"github.com/idemchaos/idemchaos/targets/failpoint"
+	innoledger "github.com/idemchaos/idemchaos/targets/ledger/innodb"
 	"github.com/idemchaos/idemchaos/targets/server"
 	"github.com/idemchaos/idemchaos/targets/strategy"
 )
@@ -123,7 +124,7 @@ func (r *Replica) innoDBHandler(ctx context.Context, s ReplicaSpec) (http.Handle
 	if err != nil {
 		return nil, err
 	}
-	return server.New(server.Config{Replica: s.Index, Strategy: st, Accounts: innoAccounts{r.mysql}, Since: s.Since, Log: r.log,
+	return server.New(server.Config{Replica: s.Index, Strategy: st, Accounts: innoledger.Accounts{DB: r.mysql}, Since: s.Since, Log: r.log,
 		Failpoints: s.Failpoints}), nil
 }
 

@@ -3,13 +3,11 @@ package main
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/idemchaos/idemchaos/targets/api"
 	"github.com/idemchaos/idemchaos/targets/ledger"
 	innoledger "github.com/idemchaos/idemchaos/targets/ledger/innodb"
 	"github.com/idemchaos/idemchaos/targets/provision"
@@ -65,18 +63,5 @@ func (s *stores) accounts() server.Accounts {
 	if s.mysql == nil {
 		return nil
 	}
-	return innoAccounts{s.mysql}
-}
-
-// innoAccounts are the InnoDB ledger's accounts, which GET
-// /v1/accounts/{id} and the top-ups read and credit for a strategy on
-// InnoDB (server.Config.Accounts).
-type innoAccounts struct{ db *sql.DB }
-
-func (a innoAccounts) Balance(ctx context.Context, id string) (api.Account, error) {
-	return innoledger.Balance(ctx, a.db, id)
-}
-
-func (a innoAccounts) TopUp(ctx context.Context, id string, amount int64) (api.Account, error) {
-	return innoledger.TopUp(ctx, a.db, id, amount)
+	return innoledger.Accounts{DB: s.mysql}
 }

@@ -261,6 +261,20 @@ func TopUp(ctx context.Context, db *sql.DB, id string, amount int64) (api.Accoun
 	return Balance(ctx, db, id)
 }
 
+// Accounts are the ledger's accounts on a pool, as the API's accounts
+// routes read and credit them (targets/server's Accounts).
+type Accounts struct{ DB *sql.DB }
+
+// Balance reads one account.
+func (a Accounts) Balance(ctx context.Context, id string) (api.Account, error) {
+	return Balance(ctx, a.DB, id)
+}
+
+// TopUp credits amount to an account.
+func (a Accounts) TopUp(ctx context.Context, id string, amount int64) (api.Account, error) {
+	return TopUp(ctx, a.DB, id, amount)
+}
+
 // Balance reads one account.
 func Balance(ctx context.Context, q Querier, id string) (api.Account, error) {
 	a := api.Account{ID: id}

@@ -115,11 +115,15 @@ func TestTopUpFundsADeclinedCharge(t *testing.T) {
 	if _, err := innodb.ChargeTx(ctx, db, debit("acct", 150, "k")); !errors.Is(err, ledger.ErrInsufficientFunds) {
 		t.Fatalf("before the top-up: %v", err)
 	}
-	a, err := innodb.TopUp(ctx, db, "acct", 100)
+	accounts := innodb.Accounts{DB: db} // as the API's accounts routes credit it
+	a, err := accounts.TopUp(ctx, "acct", 100)
 	if err != nil || a.Balance != 200 || a.Currency != "EUR" {
 		t.Fatalf("top up: %+v, %v", a, err)
 	}
-	if _, err := innodb.TopUp(ctx, db, "nobody", 1); !errors.Is(err, ledger.ErrUnknownAccount) {
+	if b, err := accounts.Balance(ctx, "acct"); err != nil || b != a {
+		t.Fatalf("balance after the top-up: %+v, %v; want %+v", b, err, a)
+	}
+	if _, err := accounts.TopUp(ctx, "nobody", 1); !errors.Is(err, ledger.ErrUnknownAccount) {
 		t.Fatalf("top up nobody: %v", err)
 	}
 	if _, err := innodb.ChargeTx(ctx, db, debit("acct", 150, "k")); err != nil {
