@@ -165,13 +165,23 @@ func declarationOf(r scenarios.Result) string {
 }
 
 // declaration says what the catalog declares for a result's cell.
-func declaration(r scenarios.Result) string {
+func declaration(r scenarios.Result) string { return declaredAs(r, check.Anomaly.String) }
+
+// declaredAs is declaration with each anomaly written by name.
+func declaredAs(r scenarios.Result, name func(check.Anomaly) string) string {
+	join := func(as []check.Anomaly) string {
+		names := make([]string, len(as))
+		for i, a := range as {
+			names[i] = name(a)
+		}
+		return strings.Join(names, ", ")
+	}
 	s := "declared: must pass"
 	if len(r.Expected) > 0 {
-		s = "declared: fails with " + check.Join(r.Expected)
+		s = "declared: fails with " + join(r.Expected)
 	}
 	if varies := scenarios.Varies(r.Strategy, r.Scenario); len(varies) > 0 {
-		s += " (may show " + check.Join(varies) + " on some seeds)"
+		s += " (may show " + join(varies) + " on some seeds)"
 	}
 	return s
 }

@@ -99,7 +99,7 @@ func pageOf(doc results.Document) htmlPage {
 	t := tallyOf(cells)
 	subj := subjectOf(cells)
 	p := htmlPage{Run: runLine(doc), Service: service, Noun: subj.noun, Unit: subj.unit, Skipped: doc.Skipped, Adapted: adaptations(cells),
-		Scenarios: scens, Legend: legendOf(service, subj.client), Summary: results.Summarize(doc.Results),
+		Scenarios: scens, Legend: legendOf(service, subj.client, varying(cells)), Summary: results.Summarize(doc.Results),
 		Latency: latencyRows(doc.Latency, strategies), Head: headlineOf(t, ids, service, subj, len(doc.Skipped))}
 	p.Money = moneyIn(p.Summary.Overcharged, currencyOf(doc.Results))
 	for _, s := range p.Legend {

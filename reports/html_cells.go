@@ -89,7 +89,7 @@ func groupsOf(cells []results.Cell, ids map[[2]string]string, a anchors, service
 			continue
 		}
 		for i := range groups {
-			if groups[i].State == st || st == hMissed && groups[i].State == hBroke {
+			if groups[i].State == st || st == hMissed && groups[i].State == hBroke || st == hVaries && groups[i].State == hCaught {
 				groups[i].Cells = append(groups[i].Cells, cellOf(c, st, ids[[2]string{c.Strategy, c.Scenario}], a))
 			}
 		}
@@ -109,7 +109,7 @@ func cellOf(c results.Cell, st hState, id string, a anchors) htmlCell {
 		h.Anomalies = append(h.Anomalies, anomalyRef{Name: string(name), Title: Explain(name).Title, Anchor: "anomaly-" + slug(string(name))})
 	}
 	budget := fullTimelines
-	if st != hCaught {
+	if st != hCaught && st != hVaries {
 		budget = fullTimelinesUrgent
 	}
 	for _, r := range c.Results {

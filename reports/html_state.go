@@ -18,6 +18,8 @@ var (
 		"the harness found the flaw it is built to find. Expected, nothing to fix"}
 	hBroke = hState{"broke", "broke", "failed where the catalog declares otherwise (a strategy that must pass failed, " +
 		"or other anomalies than declared showed): look at this first"}
+	hVaries = hState{"varies", "varies", "a flawed strategy showed anomalies its row declares as showing on some seeds only " +
+		"(they depend on how concurrent requests happen to meet): as declared, on the seeds shown"}
 	hMissed = hState{"missed", "missed", "a flawed strategy passed where it is declared to fail: the flaw was not caught"}
 	hUnsure = hState{"inconclusive", "inconclusive", "the run could not prove anything (one of its own checks failed): re-run it"}
 )
@@ -64,18 +66,25 @@ func stateOf(c results.Cell) hState {
 	case stInconclusive:
 		return hUnsure
 	case stCaught:
+		if markOf(c).varies {
+			return hVaries
+		}
 		return hCaught
 	}
 	return hPass
 }
 
-// legendOf lists one entry per state a page can show.
-func legendOf(service, client bool) []hState {
+// legendOf lists one entry per state a page can show; varies only where
+// a cell of the page varies.
+func legendOf(service, client, varies bool) []hState {
 	if client {
 		return []hState{cPass, cBroke, sUnsure}
 	}
 	if service {
 		return []hState{sPass, sBroke, sUnsure}
+	}
+	if varies {
+		return []hState{hPass, hCaught, hVaries, hBroke, hMissed, hUnsure}
 	}
 	return []hState{hPass, hCaught, hBroke, hMissed, hUnsure}
 }

@@ -278,3 +278,50 @@ func TestHTMLEmptyDocument(t *testing.T) {
 		t.Errorf("empty document:\n%s", out)
 	}
 }
+
+// TestHTMLVaryingCellHasItsOwnWord: a cell whose anomalies its strategy
+// declares as showing on some seeds only reads "varies" under its own
+// icon, with its own legend entry, and counts with the cells caught as
+// declared; a page without one has no such entry.
+func TestHTMLVaryingCellHasItsOwnWord(t *testing.T) {
+	if strings.Contains(page(t, fixture()), `href="#i-varies"`) {
+		t.Error("a page without a varying cell shows the varies icon")
+	}
+	doc := fixture()
+	for i, r := range doc.Results {
+		if r.Strategy == "none" && r.Scenario == "dropped-response" {
+			doc.Results[i].Expected = nil // declared as varying, not as failing
+		}
+	}
+	out := page(t, doc)
+	words := map[string]string{}
+	for _, m := range matrixCell.FindAllStringSubmatch(out, -1) {
+		words[m[2]+"/"+m[3]] = m[1] + " " + m[5] + " " + m[6]
+	}
+	if got := words["none/dropped-response"]; got != "st-varies varies varies" {
+		t.Errorf("none/dropped-response reads %q; want class, icon and word varies", got)
+	}
+	legend := out[strings.Index(out, `<div class="legend">`):]
+	legend = legend[:strings.Index(legend, "</div>")]
+	if !strings.Contains(legend, `href="#i-varies"`) || !strings.Contains(legend, "on some seeds only") {
+		t.Errorf("the legend says nothing of varies: %s", legend)
+	}
+	if !strings.Contains(out, "besides, 2 caught as declared") {
+		t.Errorf("the varying cell is not counted with those caught as declared")
+	}
+}
+
+// TestHTMLNotRunNamesTheCell: a built-in matrix's skipped cells say which
+// strategy each is, not only the scenario: the same scenario is skipped
+// for several strategies.
+func TestHTMLNotRunNamesTheCell(t *testing.T) {
+	doc := fixture()
+	doc.Skipped = []results.Skip{{Strategy: "innodb-tx", Scenario: "pg-standby-lag", Reason: "needs the harness's replicated Postgres"},
+		{Strategy: "innodb-get-lock", Scenario: "pg-standby-lag", Reason: "needs the harness's replicated Postgres"}}
+	out := page(t, doc)
+	for _, want := range []string{"<strong>innodb-tx / pg-standby-lag</strong>", "<strong>innodb-get-lock / pg-standby-lag</strong>"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the page does not say %s", want)
+		}
+	}
+}

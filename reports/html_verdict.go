@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"github.com/idemchaos/idemchaos/results"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -41,6 +42,12 @@ func tallyOf(cells []results.Cell) tally {
 
 func (t tally) n(s hState) int { return len(t.by[s.Key]) }
 
+// caught are the cells caught as declared: on every seed, or (varies) on
+// the seeds where their anomalies showed.
+func (t tally) caught() []results.Cell {
+	return append(slices.Clone(t.by[hCaught.Key]), t.by[hVaries.Key]...)
+}
+
 // headlineOf sums up the page; anchors names each cell's section.
 func headlineOf(t tally, anchors map[[2]string]string, service bool, subj subject, skipped int) headline {
 	if service {
@@ -51,7 +58,7 @@ func headlineOf(t tally, anchors map[[2]string]string, service bool, subj subjec
 	case bad > 0:
 		h := headline{State: hBroke, Title: plural(bad, "cell") + " not as declared",
 			Lines: []string{fmt.Sprintf("%d broke, %d missed; besides, %d caught as declared, %d passed, %d inconclusive.",
-				t.n(hBroke), t.n(hMissed), t.n(hCaught), t.n(hPass), t.n(hUnsure))}}
+				t.n(hBroke), t.n(hMissed), len(t.caught()), t.n(hPass), t.n(hUnsure))}}
 		if t.n(hBroke) == 0 {
 			h.State = hMissed
 		}
@@ -61,24 +68,25 @@ func headlineOf(t tally, anchors map[[2]string]string, service bool, subj subjec
 	case t.n(hUnsure) > 0:
 		return headline{State: hUnsure, Title: plural(t.n(hUnsure), "cell") + " inconclusive",
 			Lines: []string{fmt.Sprintf("Nothing else is off: %d caught as declared, %d passed. An inconclusive cell proved nothing.",
-				t.n(hCaught), t.n(hPass))},
+				len(t.caught()), t.n(hPass))},
 			First: stepTo(t.by[hUnsure.Key][0], anchors, "open")}
 	case len(t.cells) == 0:
 		return headline{State: hUnsure, Title: "Nothing ran", Lines: []string{"The document holds no results."}}
 	}
 	h := headline{State: hPass, Title: "Every cell as declared"}
-	if t.n(hCaught) == 0 {
+	caught := t.caught()
+	if len(caught) == 0 {
 		h.Lines = []string{"Every cell passed, as the catalog declares."}
 		return h
 	}
 	flawed, clean := strategiesBy(t)
 	line := fmt.Sprintf("The harness works: %s caught in %s, each where the catalog declares it",
-		counted(len(flawed), "flawed strategy", "flawed strategies"), plural(t.n(hCaught), "cell"))
+		counted(len(flawed), "flawed strategy", "flawed strategies"), plural(len(caught), "cell"))
 	if len(clean) > 0 {
 		line += "; " + strings.Join(clean, " and ") + " passed every scenario"
 	}
 	h.Lines = []string{line + "."}
-	h.First = stepTo(t.by[hCaught.Key][0], anchors, "nothing to fix. To see how idempotency breaks, open")
+	h.First = stepTo(caught[0], anchors, "nothing to fix. To see how idempotency breaks, open")
 	return h
 }
 
@@ -91,7 +99,7 @@ func strategiesBy(t tally) (flawed, clean []string) {
 			order, allPass[c.Strategy] = append(order, c.Strategy), true
 		}
 		st := stateOf(c)
-		caught[c.Strategy] = caught[c.Strategy] || st == hCaught
+		caught[c.Strategy] = caught[c.Strategy] || st == hCaught || st == hVaries
 		allPass[c.Strategy] = allPass[c.Strategy] && st == hPass
 	}
 	for _, s := range order {

@@ -126,7 +126,7 @@ func mdCell(b *strings.Builder, c results.Cell) {
 	if c.Service() {
 		fmt.Fprintf(b, "%s\n\n", declarationOf(c.Results[0]))
 	} else {
-		fmt.Fprintf(b, "%s\n\n", mdDeclaration(c.Results[0].Expected))
+		fmt.Fprintf(b, "%s\n\n", declaredAs(c.Results[0], mdAnomaly))
 	}
 	rs, more := shown(c)
 	for _, r := range rs {
@@ -153,18 +153,6 @@ func mdCell(b *strings.Builder, c results.Cell) {
 	if more > 0 {
 		fmt.Fprintf(b, "- … %d more seeds in the JSON output\n", more)
 	}
-}
-
-// mdDeclaration says what the catalog declares, anomaly names as code.
-func mdDeclaration(expected []check.Anomaly) string {
-	if len(expected) == 0 {
-		return "declared: must pass"
-	}
-	names := make([]string, len(expected))
-	for i, n := range expected {
-		names[i] = mdAnomaly(n)
-	}
-	return "declared: fails with " + strings.Join(names, ", ")
 }
 
 // mdActive are the characters that can start Markdown (or GitHub) syntax in

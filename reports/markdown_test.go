@@ -58,3 +58,18 @@ func TestMarkdownEscapesData(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownSaysWhatVaries: a cell whose strategy declares anomalies
+// that show on some seeds only says so in its declaration, in Markdown as
+// in the other formats.
+func TestMarkdownSaysWhatVaries(t *testing.T) {
+	r := res("innodb-select-for-update", "payload-mismatch", 1, scenarios.Fail, true)
+	r.Anomalies = anoms("status_contract", 1)
+	rs := []scenarios.Result{r}
+	doc := results.Document{SchemaVersion: results.SchemaVersion, Tool: "idemchaos", Command: "matrix", Profile: "ietf",
+		Seeds: []uint64{1}, Summary: results.Summarize(rs), Results: rs}
+	out := string(render(t, reports.WriteMarkdown, doc))
+	if want := "declared: must pass (may show `status_contract` on some seeds)"; !strings.Contains(out, want) {
+		t.Errorf("the Markdown does not say %q:\n%s", want, out)
+	}
+}
