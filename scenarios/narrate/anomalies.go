@@ -2,6 +2,7 @@ package narrate
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/idemchaos/idemchaos/scenarios/check"
@@ -92,7 +93,7 @@ func (s *story) stuck() string {
 				"key %s is poisoned", status(u.last().Status), short(s.key))
 		}
 	}
-	if len(s.findingUnits(check.StuckKey)) > 0 && s.stranded() {
+	if s.stranded() {
 		return fmt.Sprintf("key %s was answered for good, yet its retries are refused as in flight while nothing of it is: "+
 			"it is poisoned", short(s.key))
 	}
@@ -103,26 +104,13 @@ func (s *story) stuck() string {
 // stuck_key finding names: turned away as in flight with nothing of the
 // key in flight (check's stuckAfterRefusal).
 func (s *story) strandedBy(u *unit) bool {
-	if u.op.probe {
-		return false
-	}
-	for _, v := range s.findingUnits(check.StuckKey) {
-		if v == u {
-			return true
-		}
-	}
-	return false
+	return !u.op.probe && slices.Contains(s.findingUnits(check.StuckKey), u)
 }
 
 // stranded reports whether the story's stuck key was shown by retries
 // turned away with nothing in flight, not by its probes.
 func (s *story) stranded() bool {
-	for _, u := range s.findingUnits(check.StuckKey) {
-		if s.strandedBy(u) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.findingUnits(check.StuckKey), func(u *unit) bool { return !u.op.probe })
 }
 
 // cached tells the replayed error.

@@ -3,7 +3,6 @@ package strategy
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -117,12 +116,18 @@ func (t *txn) atCommit(sql string, args ...any) {
 // connection commits these statements, as pgx's own would.
 func (t *txn) prepareCommit(ctx context.Context) error {
 	c := t.conn.Conn()
-	for _, q := range append(slices.Clone(t.tail.QueuedQueries), &pgx.QueuedQuery{SQL: "COMMIT"}) {
-		if _, err := c.Prepare(ctx, q.SQL, q.SQL); err != nil {
+	prepare := func(sql string) error {
+		if _, err := c.Prepare(ctx, sql, sql); err != nil {
 			return fmt.Errorf("commit: prepare: %w", err)
 		}
+		return nil
 	}
-	return nil
+	for _, q := range t.tail.QueuedQueries {
+		if err := prepare(q.SQL); err != nil {
+			return err
+		}
+	}
+	return prepare("COMMIT")
 }
 
 // commit sends the queued statements and COMMIT in one round trip.
