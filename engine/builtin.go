@@ -174,6 +174,7 @@ func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	}
 	hold := c.Holds(sc, plan)
 	armInjections(d.failpoints, withOps(plan, hold.Ops), links{pg: d.pgLink, redis: d.redisLink, repl: repl})
+	d.trace.armLeave(d.failpoints) // after the gate and the injections: what they held is recorded
 	repl.watch()
 	heal := func() error { return errors.Join(repl.heal(), d.heal()) }
 	cl := client.New(client.Config{Routes: d.route, Seed: c.Seed, Since: since, Policy: sc.Policy, Around: gateAround(d.gate)})

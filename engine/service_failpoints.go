@@ -34,6 +34,7 @@ func (r *Service) armFailpoints(sc scenarios.Scenario, plan workload.Plan, since
 		f.gate.Arm(f.set)
 	}
 	armInjections(f.set, plan, links{pg: r.pgLink, redis: r.redisLink})
+	f.trace.armLeave(f.set) // after the gate and the injections: what they held is recorded
 	srv, err := remote.Listen(f.set)
 	if err != nil {
 		return nil, err

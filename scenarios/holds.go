@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/idemchaos/idemchaos/scenarios/check"
@@ -98,28 +99,49 @@ func HoldPlan(plan workload.Plan, seed uint64, delay time.Duration, next int, in
 
 // holdsAssumption is why a run whose hold probes decided nothing proves
 // nothing about holds ("" when they decided, or when they showed the
-// service too fast to probe).
+// service too fast to probe), told from the pairs it counts.
 func holdsAssumption(h *check.HoldProbes) string {
-	if h == nil || h.Pairs == 0 || h.Held > 0 || h.Refused > 0 || tooFastToProbe(h) {
+	if h == nil || h.Pairs == 0 || h.Undecided < h.Pairs || tooFastToProbe(h) {
 		return ""
 	}
-	return fmt.Sprintf("the hold probes decided nothing: in each of %d pairs the first request was answered before its duplicate was sent "+
-		"(the service charged faster than it was measured): whether a duplicate in flight waits for it is not proved", h.Pairs)
+	return fmt.Sprintf("the hold probes decided nothing: %s: whether a duplicate in flight waits for its first request is not proved",
+		undecidedText(h))
+}
+
+// undecidedText says why a run's undecided hold-probe pairs decided
+// nothing, a clause per reason that occurred ("of 6 pairs, 4 had their
+// first request answered before the duplicate was sent (...), 2 got no
+// answer").
+func undecidedText(h *check.HoldProbes) string {
+	var parts []string
+	if h.Early > 0 {
+		parts = append(parts, fmt.Sprintf("%d had the first request answered before its duplicate was sent (the service charged faster than it was measured)", h.Early))
+	}
+	if h.Unanswered > 0 {
+		parts = append(parts, fmt.Sprintf("%d had a request that got no answer", h.Unanswered))
+	}
+	if h.FirstFailed > 0 {
+		parts = append(parts, fmt.Sprintf("%d had the first request refused or failed under a fault", h.FirstFailed))
+	}
+	if other := h.Undecided - h.Early - h.Unanswered - h.FirstFailed; other > 0 {
+		parts = append(parts, fmt.Sprintf("%d had the duplicate answered 2xx as the first one committed, too close to tell a wait", other))
+	}
+	return fmt.Sprintf("of %d pairs, %s", h.Pairs, strings.Join(parts, "; "))
 }
 
 // tooFastToProbe reports whether the hold probes showed what the measured
 // charge time missed (a loaded machine measured it slow): every first
-// request was answered within HoldMinCharge, so fast that a duplicate
-// cannot be placed in flight beside it, the case in which a service
-// measured fast is not probed at all.
+// request was answered within HoldMinCharge, before its duplicate was
+// sent, so fast that a duplicate cannot be placed in flight beside it,
+// the case in which a service measured fast is not probed at all.
 func tooFastToProbe(h *check.HoldProbes) bool {
-	return h.Undecided == h.Pairs && h.FirstSlowest > 0 && h.FirstSlowest < HoldMinCharge
+	return h.Early == h.Pairs && h.FirstSlowest > 0 && h.FirstSlowest < HoldMinCharge
 }
 
 // holdsNote says why holds were not judged on a service the probes showed
 // too fast ("" otherwise).
 func holdsNote(h *check.HoldProbes) string {
-	if h == nil || h.Held > 0 || h.Refused > 0 || !tooFastToProbe(h) {
+	if h == nil || h.Pairs == 0 || !tooFastToProbe(h) {
 		return ""
 	}
 	return fmt.Sprintf("hold probes: every first request was answered within %s (under %s), before its duplicate could be sent: "+

@@ -32,6 +32,7 @@ func Judge(rec Record) Result {
 	assume = withFunding(assume, plan)
 	in := check.Input{History: obs.History, Ledger: obs.Ledger, Profile: c.Profile, TwoStores: rec.facts().TwoStores}
 	u.input(&in, c)
+	harnessInput(&in, plan, obs)
 	currency := plan.Currency()
 	in.Currency = currency
 	rep := check.Run(in)

@@ -72,6 +72,10 @@ type Event struct {
 	Key     string        `json:"key,omitempty"`
 	Replica int           `json:"replica"`
 	At      time.Duration `json:"at_ns"`
+	// Left is when the request went on from the point: what a gate or a
+	// delay of the harness held it there is Left - At (zero: not
+	// recorded, as in runs saved before it was).
+	Left time.Duration `json:"left_ns,omitempty"`
 }
 
 // Facts are what the harness knows of a target that judging needs,

@@ -107,6 +107,18 @@ func TestTargetFailpointsForcedRaceRedisGetset(t *testing.T) {
 		if obs.GateHeld == 0 || len(obs.Trace) == 0 {
 			t.Errorf("seed %d: the gate held %d requests, %d points traced; want both recorded", r.Seed, obs.GateHeld, len(obs.Trace))
 		}
+		gated := 0
+		for _, e := range obs.Trace {
+			switch {
+			case e.Left < e.At:
+				t.Errorf("seed %d: %s left %s at %v, before it arrived at %v", r.Seed, e.Attempt, e.Point, e.Left, e.At)
+			case e.Point == "after-check" && e.Left > e.At:
+				gated++
+			}
+		}
+		if gated == 0 {
+			t.Errorf("seed %d: no request is recorded as held at after-check, though the gate held %d", r.Seed, obs.GateHeld)
+		}
 	}
 	if !strings.Contains(o.stdout, "--failpoints") {
 		t.Errorf("the repro lines lack --failpoints:\n%s", o.stdout)

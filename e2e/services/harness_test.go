@@ -166,7 +166,7 @@ func (v verdicts) summary() string {
 			fmt.Fprintf(&b, " (%d overlaps in %d rounds, %d ms)", r.Power.Overlaps, r.Power.Rounds, r.DurationMS)
 		}
 		if h := r.Holds; h != nil {
-			fmt.Fprintf(&b, " (holds: %d held, %d refused, %d undecided of %d)", h.Held, h.Refused, h.Undecided, h.Pairs)
+			fmt.Fprintf(&b, " (holds: %d held, %d refused, %d failed, %d undecided of %d)", h.Held, h.Refused, h.Failed, h.Undecided, h.Pairs)
 		}
 		if r.Error != "" || len(r.Assumptions) > 0 {
 			fmt.Fprintf(&b, " %q %q", r.Error, r.Assumptions)

@@ -3,6 +3,8 @@ package services
 import (
 	"strings"
 	"testing"
+
+	"github.com/idemchaos/idemchaos/scenarios/check"
 )
 
 // exitPass and its siblings are the exit codes idemchaos documents.
@@ -165,4 +167,51 @@ func TestMariaDBSnapshotCaught(t *testing.T) {
 		t.Errorf("exit %d, want %d\n%s", v.code, exitViolated, v.stderr)
 	}
 	v.expect(t, "concurrent-duplicates", "fail", "double_charge", "replay_mismatch", "lost_ack", "held_duplicate")
+}
+
+// TestMariaDBGapLockCaught: a service that locks a key's row that does
+// not exist yet (SELECT ... FOR UPDATE, at REPEATABLE READ) gives every
+// duplicate the same gap lock, and the first request's INSERT of the key
+// deadlocks with a duplicate waiting on the account's row: InnoDB rolls
+// one back and it gets 503. It charges once, but a duplicate in flight
+// gets 503 where the profile answers 409: concurrent-duplicates fails
+// with status_contract from the client's own timings (no server log), and
+// so does forced-race, where the gated request is the one rolled back.
+// Never inconclusive. A duplicate whose locking read queues behind the
+// first request's insert reads the committed row once the first commits
+// and replays it: held, now and then (held_duplicate).
+func TestMariaDBGapLockCaught(t *testing.T) {
+	t.Parallel()
+	s := startMySQL(t, "mariadbgaplock", "--failpoints")
+	v := s.judge(t, "concurrent-duplicates,forced-race", seeds(t), "--failpoints")
+	if v.code != exitViolated {
+		t.Errorf("exit %d, want %d\n%s", v.code, exitViolated, v.stderr)
+	}
+	v.expect(t, "concurrent-duplicates", "fail", "status_contract", "held_duplicate")
+	v.expect(t, "forced-race", "fail", "status_contract", "held_duplicate")
+	for _, r := range v.doc.Results {
+		for _, f := range r.Findings {
+			if f.Anomaly == check.StatusContract && (len(f.Attempts) != 2 || !strings.Contains(f.Detail, "in flight")) {
+				t.Errorf("%s seed %d: %q names %v; want both attempts of a duplicate in flight", r.Scenario, r.Seed, f.Detail, f.Attempts)
+			}
+		}
+	}
+}
+
+// TestMariaDBInsertWaitCaught: a service whose duplicate's INSERT of the
+// key waits on the first request's uncommitted key row holds every
+// duplicate in flight until the first commits, then replays. Under
+// forced-race the harness's gate holds the first request (a second, with
+// its key row locked): the duplicate waits that long too, and is a held
+// duplicate all the same; the gate's second is the harness's, never the
+// service's, so it is taken out of the first request's time before the
+// duplicate's wait is judged.
+func TestMariaDBInsertWaitCaught(t *testing.T) {
+	t.Parallel()
+	s := startMySQL(t, "mariadbinsertwait", "--failpoints")
+	v := s.judge(t, "forced-race", seeds(t), "--failpoints")
+	if v.code != exitViolated {
+		t.Errorf("exit %d, want %d\n%s", v.code, exitViolated, v.stderr)
+	}
+	v.expect(t, "forced-race", "fail", "held_duplicate")
 }

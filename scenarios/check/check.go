@@ -23,7 +23,11 @@
 //   - B arrived while O was executing (or with it: at most 10 ms before O
 //     started, as duplicates released together do), and O finished within the claim timeout
 //     (History.ClaimTimeout, if set): past it the claim TTL governs, and a
-//     design may let a lapsed claim wait on its store's truth;
+//     design may let a lapsed claim wait on its store's truth; on the
+//     client's timings O took at most twice the measured charge plus 50 ms
+//     (Input.ChargeTime) of its own time, without what the harness held it
+//     (Input.Held: a gate, a delay, a slowed link): longer, the client
+//     stalled;
 //   - B waited at least 20 ms before O finished (wait = O's end minus B's
 //     start; 100 ms on the client's timings, which also hold the client's
 //     own scheduling): a duplicate that met O's commit may get the replay at
@@ -36,6 +40,15 @@
 //     late, something else slowed it (a pool queue, a lock on the account
 //     row, a slow store link), which the timings cannot tell from a hold:
 //     the refusals it gave were as slow, or it shows it can refuse at once.
+//
+// Two attempts of a key and payload are in flight together when their
+// server intervals overlap or, in a run whose target logs nothing (a
+// user's service), when one was sent before the other was answered or
+// given up: the client's own timings. A 5xx to either, with no fault
+// placed on it (Attempt.Fault) and no store link faulted while it was in
+// flight (Input.Faulted), or, beside one that succeeded, an error status
+// other than the profile's in-flight one (and 429), is a status_contract:
+// the profile answers a duplicate in flight with its in-flight status.
 //
 // When the server's log holds B's claim on the key (ServerView.ClaimStart,
 // ClaimEnd), the claim decides instead of the margins above: a claim that
@@ -129,11 +142,27 @@ type Input struct {
 	// ChargeTime is how long the target usually takes to charge, measured
 	// from outside before the run (0: unknown). On the client's timings a
 	// held duplicate is judged only behind an original that took at most
-	// twice that plus 50ms: a longer one means the client stalled.
+	// twice that plus 50ms of its own time (without Held): a longer one
+	// means the client stalled.
 	ChargeTime time.Duration
 	// Currency is the currency of the run's amounts ("EUR"), named after
 	// every sum of money a detail gives; "" names none.
 	Currency string
+	// Held is how long the harness itself held each attempt inside the
+	// target (a gate, a delay at a point, a slowed store link), by attempt
+	// id: what the harness holds is never the service's, so a held
+	// duplicate's original is measured without it.
+	Held map[string]time.Duration
+	// Faulted are the spans of the run in which the harness had a store
+	// link of the target faulted (a cut, lost replies, latency): a 5xx
+	// then is the fault's, not a contract's.
+	Faulted []Window
+}
+
+// Window is a span of the run's clock.
+type Window struct {
+	From time.Duration `json:"from_ns"`
+	To   time.Duration `json:"to_ns"`
 }
 
 // Finding is one violated invariant with its evidence.

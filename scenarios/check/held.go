@@ -42,7 +42,14 @@ type span struct {
 	// claimWaits whether that claim may wait on another request.
 	claimStart, claimEnd, handled time.Duration
 	claimWaits                    bool
+	// harness is what the harness itself held the attempt inside the
+	// target (Input.Held): not the service's time.
+	harness time.Duration
 }
+
+// own is how long the attempt took of the service's own time: its span
+// without what the harness held it.
+func (s span) own() time.Duration { return s.end - s.start - s.harness }
 
 // claimLogged reports whether the server's log holds the span's claim.
 func (s span) claimLogged() bool { return s.claimEnd > 0 }
@@ -113,6 +120,7 @@ func (c *checker) heldDuplicates(key string, atts []*history.Attempt, chs []*his
 			continue // no timings to compare: an answer the client never saw, and no server log
 		}
 		ot, bt := spanOf(o, viaServer), spanOf(b, viaServer)
+		ot.harness = c.harnessHeld[o.ID]
 		var wait time.Duration
 		var ok bool
 		if bt.claimLogged() {
@@ -155,8 +163,8 @@ func (c *checker) held(o, b span, wait time.Duration, viaServer bool) bool {
 	if c.claimTime > 0 && o.end-o.start > c.claimTime {
 		return false // the original outlived its claim: the claim timeout governs, not the 409
 	}
-	if !viaServer && c.chargeTime > 0 && o.end-o.start > 2*c.chargeTime+holdStall {
-		return false // far slower than the service charges: a stall, not a hold
+	if !viaServer && c.chargeTime > 0 && o.own() > 2*c.chargeTime+holdStall {
+		return false // far slower than the service charges, beyond what the harness held it: a stall, not a hold
 	}
 	d, slack := b.end-o.end, holdSlack+wait/4
 	return d <= slack && -d <= slack

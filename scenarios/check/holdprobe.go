@@ -12,10 +12,21 @@ import (
 // pairs of a key's first request A and its duplicate B, sent while A was
 // in flight.
 type HoldProbes struct {
-	Pairs     int `json:"pairs"`
-	Held      int `json:"held"`      // B got A's 2xx only once A was answered
-	Refused   int `json:"refused"`   // B got the in-flight status at once
-	Undecided int `json:"undecided"` // B was sent after A was answered, or either got no answer
+	Pairs   int `json:"pairs"`
+	Held    int `json:"held"`    // B got A's 2xx only once A was answered
+	Refused int `json:"refused"` // B got the in-flight status at once
+	// Failed counts the pairs in which a request got, while the other was
+	// in flight, what the profile never answers a duplicate in flight (a
+	// 5xx: wrongInFlight): decided, each a status_contract finding.
+	Failed    int `json:"failed,omitempty"`
+	Undecided int `json:"undecided"` // the rest, for the reasons below
+	// Why the undecided pairs decided nothing: A was answered before B
+	// was sent (Early); A or B got no answer (Unanswered); A was not
+	// accepted (FirstFailed: a 4xx, or a 5xx of a fault). The others got
+	// a 2xx whose timing shows no hold (B met A's commit).
+	Early       int `json:"early,omitempty"`
+	Unanswered  int `json:"unanswered,omitempty"`
+	FirstFailed int `json:"first_failed,omitempty"`
 	// FirstSlowest is the longest a first request of an undecided pair
 	// took to be answered (0: none was): a service that answers every
 	// first request faster than a duplicate can be placed beside it
@@ -23,13 +34,24 @@ type HoldProbes struct {
 	FirstSlowest time.Duration `json:"first_slowest_ns,omitempty"`
 }
 
+// outcome is how a hold-probe pair ended, as the checker judged it.
+type outcome int
+
+const (
+	pairOther outcome = iota // undecided: a 2xx whose timing shows no hold
+	pairHeld
+	pairRefused
+	pairFailed
+	pairEarly
+	pairUnanswered
+	pairFirstFailed
+)
+
 // pairing is one hold-probe pair, as the checker judged it.
 type pairing struct {
-	key         string
-	first, dup  *history.Attempt
-	held        bool
-	refused     bool
-	undecidable bool
+	key        string
+	first, dup *history.Attempt
+	outcome    outcome
 }
 
 // holdProbe records the hold-probe pair of key (its attempts are the
@@ -41,14 +63,18 @@ func (c *checker) holdProbe(key string, atts []*history.Attempt) {
 	a, b := atts[0], atts[1]
 	p := pairing{key: key, first: a, dup: b}
 	switch {
-	case b.Call >= a.Return || a.Outcome != history.Acked:
-		p.undecidable = true // A was answered (or failed) before B left: nothing in flight to wait on
+	case a.Status != 0 && b.Call >= a.Return:
+		p.outcome = pairEarly // nothing in flight to wait on
+	case c.overlap(a, b) && (c.wrongInFlight(b, a) || c.wrongInFlight(a, b)):
+		p.outcome = pairFailed
+	case a.Status == 0 || b.Status == 0:
+		p.outcome = pairUnanswered
+	case a.Outcome != history.Acked:
+		p.outcome = pairFirstFailed
 	case b.Status == c.inFlight:
-		p.refused = true
+		p.outcome = pairRefused
 	case b.Outcome == history.Acked && b.ChargeID == a.ChargeID && b.Return >= a.Return-holdSlack && b.Return-b.Call >= holdMin:
-		p.held = true
-	default:
-		p.undecidable = true
+		p.outcome = pairHeld
 	}
 	c.pairs = append(c.pairs, p)
 }
@@ -64,13 +90,23 @@ func (c *checker) judgeHoldProbes() {
 	slices.SortFunc(c.pairs, func(x, y pairing) int { return int(x.first.Call - y.first.Call) })
 	h := &HoldProbes{Pairs: len(c.pairs)}
 	for _, p := range c.pairs {
-		switch {
-		case p.refused:
+		switch p.outcome {
+		case pairRefused:
 			h.Refused++
-		case p.held:
+		case pairHeld:
 			h.Held++
+		case pairFailed:
+			h.Failed++
 		default:
 			h.Undecided++
+			switch p.outcome {
+			case pairEarly:
+				h.Early++
+			case pairUnanswered:
+				h.Unanswered++
+			case pairFirstFailed:
+				h.FirstFailed++
+			}
 			if p.first.Outcome == history.Acked {
 				h.FirstSlowest = max(h.FirstSlowest, p.first.Return-p.first.Call)
 			}
@@ -81,7 +117,7 @@ func (c *checker) judgeHoldProbes() {
 		return
 	}
 	for _, p := range c.pairs {
-		if p.held {
+		if p.outcome == pairHeld {
 			c.addProbeHeld(p, h)
 		}
 	}

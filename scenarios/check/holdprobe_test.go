@@ -51,12 +51,26 @@ func TestHoldProbes(t *testing.T) {
 			p := holdPair(0, keyA, "ch_1", 0, held...)
 			p[1].Call, p[1].Return = ms(450), ms(460)
 			return p
-		}()), 0, HoldProbes{Pairs: 1, Undecided: 1, FirstSlowest: ms(400)}},
+		}()), 0, HoldProbes{Pairs: 1, Undecided: 1, Early: 1, FirstSlowest: ms(400)}},
 		{"a first request answered at once", holdInput(api.IETF, func() []history.Attempt {
 			p := holdPair(0, keyA, "ch_1", 0, held...)
 			p[0].Return, p[1].Call, p[1].Return = ms(12), ms(130), ms(140)
 			return p
-		}()), 0, HoldProbes{Pairs: 1, Undecided: 1, FirstSlowest: ms(12)}},
+		}()), 0, HoldProbes{Pairs: 1, Undecided: 1, Early: 1, FirstSlowest: ms(12)}},
+		{"a duplicate answered 503 while the first was in flight", holdInput(api.IETF, holdPair(0, keyA, "ch_1", 0,
+			failed(503), returned(300))), 0, HoldProbes{Pairs: 1, Failed: 1}},
+		{"a first request answered 503 while its duplicate was in flight", func() Input {
+			p := holdPair(0, keyA, "ch_1", 0, acked(201, "ch_1", "B"), returned(500))
+			p[0].Status, p[0].Outcome, p[0].ChargeID, p[0].Body = 503, history.Indeterminate, "", ""
+			return input(api.IETF, ledger(ch("ch_1", keyA, p[1].ID, 500, 1)), p...)
+		}(), 0, HoldProbes{Pairs: 1, Failed: 1}},
+		{"a duplicate with no answer", holdInput(api.IETF, holdPair(0, keyA, "ch_1", 0, timedOut(), returned(2130))),
+			0, HoldProbes{Pairs: 1, Undecided: 1, Unanswered: 1, FirstSlowest: ms(400)}},
+		{"a first request refused", holdInput(api.IETF, func() []history.Attempt {
+			p := holdPair(0, keyA, "ch_1", 0, rejected(400), returned(135))
+			p[0].Status, p[0].Outcome, p[0].ChargeID, p[0].Body = 400, history.Rejected, "", ""
+			return p
+		}()), 0, HoldProbes{Pairs: 1, Undecided: 1, FirstFailed: 1}},
 		{"a profile that waits by design", holdInput(api.Profile{Name: "waits", MissingKey: 400, InFlight: 409, InFlightWait: true, Mismatch: 422},
 			holdPair(0, keyA, "ch_1", 0, held...)), 0, HoldProbes{Pairs: 1, Held: 1}},
 	} {

@@ -24,6 +24,13 @@ type checker struct {
 	probeFrom           time.Duration
 	chargeTime          time.Duration
 	twoStores           bool
+	// blind: no attempt has a server view (a user's service logs
+	// nothing), so overlaps are judged on the client's timings (flight).
+	blind bool
+	// harnessHeld is what the harness held each attempt (Input.Held);
+	// faulted the spans with a store link faulted (Input.Faulted).
+	harnessHeld map[string]time.Duration
+	faulted     []Window
 	// replay is how a 2xx must repeat the key's first one; firstDoc
 	// caches the first one's decoded body.
 	replay   compiledCompare
@@ -107,6 +114,8 @@ func newChecker(in Input) *checker {
 	if c.inFlight == 0 {
 		c.inFlight = 409
 	}
+	c.harnessHeld, c.faulted = in.Held, in.Faulted
+	c.blind = !slices.ContainsFunc(h.Attempts, func(a history.Attempt) bool { return a.Server != nil })
 	c.counts, c.findings = make([]int, len(registry)), make([][]Finding, len(registry))
 	c.group(h.Attempts, in.Ledger.Charges, in.Ledger.Redis)
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/idemchaos/idemchaos/sim/history"
 )
@@ -132,14 +133,14 @@ func (c *checker) markReplays(atts []*history.Attempt, ref *history.Attempt, s *
 // rather than sorted and swept.
 const smallGroup = 8
 
-// markOverlaps fills s.partner: for each attempt the server logged, another
-// attempt with the same fingerprint whose [Start, End] overlaps its own (in
-// small groups the first such attempt in canonical order).
+// markOverlaps fills s.partner: for each attempt in flight (flight),
+// another attempt with the same fingerprint in flight with it (in small
+// groups the first such attempt in canonical order).
 func (c *checker) markOverlaps(atts []*history.Attempt, s *keyScratch) {
 	if len(atts) <= smallGroup {
 		for i, a := range atts {
 			for j, b := range atts {
-				if i != j && overlap(a, b) && a.Fingerprint == b.Fingerprint {
+				if i != j && c.overlap(a, b) && a.Fingerprint == b.Fingerprint {
 					s.partner[i] = int32(j)
 					break
 				}
@@ -149,16 +150,18 @@ func (c *checker) markOverlaps(atts []*history.Attempt, s *keyScratch) {
 	}
 	s.order = s.order[:0]
 	for pos, a := range atts {
-		if a.Server != nil {
+		if _, _, ok := c.flight(a); ok {
 			s.order = append(s.order, int32(pos))
 		}
 	}
 	slices.SortFunc(s.order, func(x, y int32) int {
 		a, b := atts[x], atts[y]
+		as, ae, _ := c.flight(a)
+		bs, be, _ := c.flight(b)
 		return cmp.Or(
 			strings.Compare(a.Fingerprint, b.Fingerprint),
-			cmp.Compare(a.Server.Start, b.Server.Start),
-			cmp.Compare(a.Server.End, b.Server.End),
+			cmp.Compare(as, bs),
+			cmp.Compare(ae, be),
 			cmp.Compare(x, y))
 	})
 	for lo := 0; lo < len(s.order); {
@@ -167,31 +170,52 @@ func (c *checker) markOverlaps(atts []*history.Attempt, s *keyScratch) {
 		for hi < len(s.order) && atts[s.order[hi]].Fingerprint == fp {
 			hi++
 		}
-		sweepOverlaps(atts, s.order[lo:hi], s.partner)
+		c.sweepOverlaps(atts, s.order[lo:hi], s.partner)
 		lo = hi
 	}
 }
 
-// overlap reports whether the server saw a and b at the same time.
-func overlap(a, b *history.Attempt) bool {
-	return a.Server != nil && b.Server != nil && a.Server.Start <= b.Server.End && b.Server.Start <= a.Server.End
+// flight is when a was in flight: as the server logged it when the run
+// has a server log, else (a user's service: no log at all) as its client
+// saw it, from its send to its answer or the client's giving up. ok is
+// false for an attempt never in flight that way (not logged by a server
+// that logs; never sent).
+func (c *checker) flight(a *history.Attempt) (from, to time.Duration, ok bool) {
+	switch {
+	case a.Server != nil:
+		return a.Server.Start, a.Server.End, true
+	case !c.blind || a.Outcome == history.NotSent || a.Hidden:
+		return 0, 0, false
+	}
+	return a.Call, a.Return, true
 }
 
-// sweepOverlaps marks overlapping server intervals in run (sorted by start):
-// an interval overlaps an earlier one iff the latest end so far reaches its
+// overlap reports whether a and b were in flight together (flight): on
+// the server, or on a service that logs nothing, one sent before the
+// other was answered.
+func (c *checker) overlap(a, b *history.Attempt) bool {
+	as, ae, ok1 := c.flight(a)
+	bs, be, ok2 := c.flight(b)
+	return ok1 && ok2 && as <= be && bs <= ae
+}
+
+// sweepOverlaps marks overlapping intervals in run (sorted by start): an
+// interval overlaps an earlier one iff the latest end so far reaches its
 // start, and a later one iff the next start lies within it.
-func sweepOverlaps(atts []*history.Attempt, run []int32, partner []int32) {
-	maxPos := int32(-1)
+func (c *checker) sweepOverlaps(atts []*history.Attempt, run []int32, partner []int32) {
+	maxPos, maxEnd := int32(-1), time.Duration(0)
 	for i, pos := range run {
-		v := atts[pos].Server
+		start, end, _ := c.flight(atts[pos])
 		switch {
-		case maxPos >= 0 && atts[maxPos].Server.End >= v.Start:
+		case maxPos >= 0 && maxEnd >= start:
 			partner[pos] = maxPos
-		case i+1 < len(run) && atts[run[i+1]].Server.Start <= v.End:
-			partner[pos] = run[i+1]
+		case i+1 < len(run):
+			if next, _, _ := c.flight(atts[run[i+1]]); next <= end {
+				partner[pos] = run[i+1]
+			}
 		}
-		if maxPos < 0 || v.End > atts[maxPos].Server.End {
-			maxPos = pos
+		if maxPos < 0 || end > maxEnd {
+			maxPos, maxEnd = pos, end
 		}
 	}
 }

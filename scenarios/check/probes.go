@@ -45,7 +45,7 @@ func (c *checker) stuckProbe(atts []*history.Attempt, s *keyScratch, pos int) bo
 		return p < 0 || atts[p].Status == c.inFlight
 	}
 	for j, b := range atts {
-		if j != pos && overlap(a, b) && b.Status != c.inFlight {
+		if j != pos && c.overlap(a, b) && b.Status != c.inFlight {
 			return false
 		}
 	}

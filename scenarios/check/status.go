@@ -35,7 +35,8 @@ func (c *checker) missingKeyStatus(a *history.Attempt) {
 // keyedStatus checks the status of an attempt that carried a key, reporting
 // at most one violation per attempt: (b) a payload mismatch answered with a
 // non-2xx other than the profile's Mismatch or InFlight status; (c) a
-// concurrent duplicate answered 5xx with no fault placed on it; (d) a replay
+// duplicate in flight with another attempt of its payload answered what the
+// profile never gives one (wrongInFlight); (d) a replay
 // without the profile's replay header: a 2xx whose charge another attempt
 // of the key made (replayOf), the key's first 2xx included; where the
 // ledger cannot tell who made the charge, a 2xx sent after another 2xx of
@@ -52,10 +53,10 @@ func (c *checker) keyedStatus(key string, a, ref *history.Attempt, s *keyScratch
 		p.Mismatch != p.MissingKey && p.Mismatch != p.InFlight: // a distinct mismatch status (ietf's 422), not any bad request
 		c.addStatus(key, a, ref, "", fmt.Sprintf("%s sent the key's own payload (as attempt %s did) and got %d, %s's status for another payload: "+
 			"the same request is replayed or executed, never refused as a mismatch", who(key, a), ref.ID, a.Status, c.profileLabel()))
-	case s.partner[pos] >= 0 && is5xx(a.Status) && a.Fault == "":
+	case s.partner[pos] >= 0 && c.wrongInFlight(a, atts[s.partner[pos]]):
 		other := atts[s.partner[pos]]
-		c.addStatus(key, a, other, "", fmt.Sprintf("%s was a concurrent duplicate of attempt %s and got %d with no fault placed on it; %s answers %d at once",
-			who(key, a), other.ID, a.Status, c.profileLabel(), p.InFlight))
+		c.addStatus(key, a, other, "", fmt.Sprintf("%s %s, with no fault placed on it; %s answers %d at once to a duplicate in flight (%s)",
+			who(key, a), c.inFlightWith(a, other), c.profileLabel(), c.inFlight, c.seen(a)))
 	case p.ReplayHeader == "" || a.Replayed || a.Outcome != history.Acked || a.Fingerprint != ref.Fingerprint:
 	default:
 		maker, charge, byServer, known := c.replayOf(a, atts, chs)
@@ -153,4 +154,60 @@ func (c *checker) addStatus(key string, a, other *history.Attempt, charge, detai
 		Anomaly: StatusContract, Key: key, Account: a.Account, Attempts: []string{a.ID, other.ID},
 		Charges: appendUnique(nil, charge), Detail: detail,
 	})
+}
+
+// wrongInFlight reports whether a, in flight with other (an attempt of its
+// key and payload: overlap), got what the profile never answers a
+// duplicate in flight, with no fault on it nor on a store link while it
+// was in flight: a 5xx, or, beside an other that succeeded, an error
+// status but the in-flight one (and 429, the client's own rate).
+func (c *checker) wrongInFlight(a, other *history.Attempt) bool {
+	if a.Fault != "" || c.inFault(a) {
+		return false
+	}
+	switch {
+	case is5xx(a.Status):
+		return true
+	case a.Status >= 400 && a.Status < 500:
+		return a.Status != c.inFlight && a.Status != http.StatusTooManyRequests && is2xx(answerOf(other).status)
+	}
+	return false
+}
+
+// inFault reports whether a was in flight while the harness had a store
+// link of the target faulted (Input.Faulted).
+func (c *checker) inFault(a *history.Attempt) bool {
+	for _, w := range c.faulted {
+		if a.Call <= w.To && w.From <= a.Return {
+			return true
+		}
+	}
+	return false
+}
+
+// inFlightWith says when a was in flight with other and what it got, on
+// the timings their overlap was judged on (flight): "was sent 54ms into
+// attempt o2-t1 of its payload (in flight from 1.20s to 1.41s) and got
+// 503 at 1.39s".
+func (c *checker) inFlightWith(a, other *history.Attempt) string {
+	as, ae, _ := c.flight(a)
+	os, oe, _ := c.flight(other)
+	verb := "arrived"
+	if a.Server == nil {
+		verb = "was sent"
+	}
+	when := duration(as-os) + " into"
+	if as < os {
+		when = duration(os-as) + " before"
+	}
+	return fmt.Sprintf("%s %s attempt %s of its payload (in flight from %s to %s) and got %d at %s",
+		verb, when, other.ID, duration(os), duration(oe), a.Status, duration(ae))
+}
+
+// seen names the timings a's overlaps were judged on.
+func (c *checker) seen(a *history.Attempt) string {
+	if a.Server == nil {
+		return "the client's timings"
+	}
+	return "the server's log"
 }

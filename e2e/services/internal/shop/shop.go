@@ -51,6 +51,9 @@ type Flags struct {
 	Redis    string
 	Provider string // "150ms-400ms": how long the payment provider takes
 	Min, Max time.Duration
+	// Failpoints switches on the failpoint protocol, for the services
+	// that speak it (NewPoints).
+	Failpoints bool
 }
 
 // ParseFlags reads the flags (provider: the default --provider); the
@@ -61,6 +64,7 @@ func ParseFlags(name, provider string) Flags {
 	fs.StringVar(&f.DSN, "dsn", "", "the payments database (postgres://...)")
 	fs.StringVar(&f.Redis, "redis", "", "the Redis for the idempotency claims (redis://...), where the service uses one")
 	fs.StringVar(&f.Provider, "provider", provider, "how long the payment provider takes: MIN-MAX")
+	fs.BoolVar(&f.Failpoints, "failpoints", false, "speak idemchaos's failpoint protocol (tests only; never in production)")
 	_ = fs.Parse(os.Args[1:])
 	lo, hi, _ := strings.Cut(f.Provider, "-")
 	var err1, err2 error
