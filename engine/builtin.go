@@ -186,6 +186,7 @@ func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 		attempts = append(attempts, holdProbes(ctx, cl, hold)...)
 	}
 	cl.Close()
+	cl.FillLate(attempts)
 	closeErr := d.close() // waits for in-flight handlers: the stores are final after this
 	if err := errors.Join(err, ctx.Err(), closeErr); err != nil {
 		return obs, 0, fmt.Errorf("run %s/%s: %w", c.Strategy, c.Scenario, err)

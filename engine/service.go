@@ -220,8 +220,10 @@ func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	last := since()
 	charges, stable, err := r.settle(ctx, keys, ackedKeys(attempts), settleFloor(plan), givenUpWork(attempts, c.Timing, last))
 	// only now: the connections the client gave up on stayed open, as in a
-	// partition, while the work behind them could still charge
+	// partition, while the work behind them could still charge; what came
+	// on them is the service's late answers
 	cl.Close()
+	cl.FillLate(obs.History.Attempts)
 	err = errors.Join(err, fr.close())
 	if fp != nil { // after the settle: work still in flight keeps its holds and faults until then
 		err = errors.Join(err, r.closeFailpoints(fp), fp.observe(&obs, sc, plan))

@@ -205,13 +205,17 @@ func TestMariaDBGapLockCaught(t *testing.T) {
 // its key row locked): the duplicate waits that long too, and is a held
 // duplicate all the same; the gate's second is the harness's, never the
 // service's, so it is taken out of the first request's time before the
-// duplicate's wait is judged.
+// duplicate's wait is judged. Under client-timeout-retry the first
+// request is delayed inside and its client gives up, as do the retries
+// held behind it: what the service answered them came later, on the
+// connections left open, as the first committed (held_duplicate).
 func TestMariaDBInsertWaitCaught(t *testing.T) {
 	t.Parallel()
 	s := startMySQL(t, "mariadbinsertwait", "--failpoints")
-	v := s.judge(t, "forced-race", seeds(t), "--failpoints")
+	v := s.judge(t, "forced-race,client-timeout-retry", seeds(t), "--failpoints")
 	if v.code != exitViolated {
 		t.Errorf("exit %d, want %d\n%s", v.code, exitViolated, v.stderr)
 	}
 	v.expect(t, "forced-race", "fail", "held_duplicate")
+	v.expect(t, "client-timeout-retry", "fail", "held_duplicate")
 }

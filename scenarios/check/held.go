@@ -45,6 +45,9 @@ type span struct {
 	// harness is what the harness itself held the attempt inside the
 	// target (Input.Held): not the service's time.
 	harness time.Duration
+	// late is when the client gave up, for an answer that came after
+	// (Attempt.Late); zero: it came in time.
+	late time.Duration
 }
 
 // own is how long the attempt took of the service's own time: its span
@@ -70,12 +73,16 @@ func serverSpan(a *history.Attempt) span {
 		claimStart: v.ClaimStart, claimEnd: v.ClaimEnd, claimWaits: v.ClaimWaits, handled: v.Handled}
 }
 
-// clientSpan is a's answer as the client saw it; status 0 unless it was
-// answered.
+// clientSpan is a's answer as the client saw it, or, when it gave up
+// first, as it came later on the connection left open (Attempt.Late);
+// status 0 unless it was answered.
 func clientSpan(a *history.Attempt) span {
 	s := span{start: a.Call, end: a.Return, charge: a.ChargeID, replayed: a.Replayed, replica: a.Replica}
-	if a.Outcome == history.Acked || a.Outcome == history.Rejected {
+	switch {
+	case a.Outcome == history.Acked || a.Outcome == history.Rejected:
 		s.status = a.Status
+	case a.Late != nil:
+		s.end, s.status, s.charge, s.replayed, s.late = a.Late.At, a.Late.Status, a.Late.ChargeID, a.Late.Replayed, a.Return
 	}
 	return s
 }
@@ -251,6 +258,9 @@ func (c *checker) addHeld(key string, b, o *history.Attempt, bt, ot span, wait t
 		arrived = fmt.Sprintf("arrived with attempt %s (%s before it), which executed the key", o.ID, duration(ot.start-bt.start))
 	}
 	how := fmt.Sprintf("waited %s for it and got its %d (%s) %s", duration(wait), bt.status, chargeLabel(bt.charge), relative(bt.end-ot.end))
+	if bt.late > 0 {
+		how += fmt.Sprintf(", on the connection its client had given up on at %s", duration(bt.late))
+	}
 	if bt.claimLogged() { // the server's log, with b's claim
 		how = fmt.Sprintf("its claim on the key waited %s and returned %s, then it got its %d (%s)",
 			duration(wait), relative(bt.claimEnd-ot.answered()), bt.status, chargeLabel(bt.charge))

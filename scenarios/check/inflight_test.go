@@ -85,3 +85,33 @@ func TestHeldBehindTheHarness(t *testing.T) {
 		{name: "without it the original looks stalled", in: gated(false)},
 	})
 }
+
+// TestHeldOnAConnectionGivenUp: a retry whose client gave up while the
+// original was in flight (delayed inside by the harness, its own client
+// gone too) is judged on the answers that came later on the connections
+// left open: it waited for the original and got its 2xx as the original
+// committed, a held duplicate; without the late answers there is nothing
+// to judge.
+func TestHeldOnAConnectionGivenUp(t *testing.T) {
+	given := func(late bool) Input {
+		o := att(1, 1, keyA, 500, 0, unserved(), timedOut(), returned(80))
+		b := att(1, 2, keyA, 500, 109, unserved(), timedOut(), returned(189))
+		if late {
+			o.Late = &history.Late{At: ms(575), Status: 201, ChargeID: "ch_1"}
+			b.Late = &history.Late{At: ms(577), Status: 201, ChargeID: "ch_1", Replayed: true}
+		}
+		in := input(api.IETF, ledger(ch("ch_1", keyA, "a1-1", 500, 1)), o, b)
+		in.ChargeTime, in.Held = ms(280), map[string]time.Duration{"a1-1": ms(200)}
+		return in
+	}
+	runCases(t, []runCase{
+		{name: "late answers", in: given(true), counts: map[Anomaly]int{HeldDuplicate: 1},
+			findings: []want{{HeldDuplicate, keyA, "acct_1", 0, ids("a1-2", "a1-1"), ids("ch_1")}}},
+		{name: "none came", in: given(false)},
+	})
+	for _, f := range Run(given(true)).Findings {
+		if !strings.Contains(f.Detail, "its client had given up on at 189ms") {
+			t.Errorf("detail %q does not say the answer came after its client gave up", f.Detail)
+		}
+	}
+}

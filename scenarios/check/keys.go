@@ -177,7 +177,8 @@ func (c *checker) markOverlaps(atts []*history.Attempt, s *keyScratch) {
 
 // flight is when a was in flight: as the server logged it when the run
 // has a server log, else (a user's service: no log at all) as its client
-// saw it, from its send to its answer or the client's giving up. ok is
+// saw it, from its send to its answer (a late one too: Attempt.Late) or
+// the client's giving up. ok is
 // false for an attempt never in flight that way (not logged by a server
 // that logs; never sent).
 func (c *checker) flight(a *history.Attempt) (from, to time.Duration, ok bool) {
@@ -186,6 +187,8 @@ func (c *checker) flight(a *history.Attempt) (from, to time.Duration, ok bool) {
 		return a.Server.Start, a.Server.End, true
 	case !c.blind || a.Outcome == history.NotSent || a.Hidden:
 		return 0, 0, false
+	case a.Status == 0 && a.Late != nil:
+		return a.Call, a.Late.At, true // answered after its client gave up
 	}
 	return a.Call, a.Return, true
 }

@@ -59,6 +59,9 @@ type Client struct {
 	wire     *wire
 	shape    *shaper
 	shapeErr error
+
+	mu   sync.Mutex
+	late map[string]history.Late // by attempt id
 }
 
 // New builds a client.
@@ -73,8 +76,37 @@ func New(cfg Config) *Client {
 	return c
 }
 
-// Close releases idle connections.
+// Close releases idle connections, and those given up on.
 func (c *Client) Close() { c.wire.close() }
+
+// FillLate sets Attempt.Late on each attempt of atts whose answer came
+// after its client gave up, so far (Close ends the waiting).
+func (c *Client) FillLate(atts []history.Attempt) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range atts {
+		if l, ok := c.late[atts[i].ID]; ok && !atts[i].Hidden {
+			atts[i].Late = &l
+		}
+	}
+}
+
+// lateFor records the answer to attempt id that comes after its client
+// gave up, when it comes.
+func (c *Client) lateFor(id string) func(exchange) {
+	return func(ex exchange) {
+		l := history.Late{At: c.cfg.Since(), Status: ex.status, Replayed: c.shape.replayed(ex.header)}
+		if c.shape.acked(ex.status) {
+			l.ChargeID = c.shape.chargeID(ex.body)
+		}
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.late == nil {
+			c.late = map[string]history.Late{}
+		}
+		c.late[id] = l
+	}
+}
 
 // Run performs every op of plan and returns the attempts in call order. It
 // returns when all ops are done or ctx ends.

@@ -44,7 +44,7 @@ func (c *Client) send(ctx context.Context, op workload.Op, n int) history.Attemp
 		return a
 	}
 	a.Call = c.cfg.Since()
-	ex, err := c.wire.post(tctx, t, head, payload)
+	ex, err := c.wire.post(tctx, t, head, payload, c.lateFor(a.ID))
 	a.Reused = ex.reused
 	if err == nil {
 		c.readResponse(ex, &a)

@@ -119,8 +119,10 @@ type exchange struct {
 // post sends one POST (head: its header lines, each ending in CRLF) and
 // reads the answer. Errors name the request as net/http's do
 // (Post "URL": cause); a dial error is a *net.OpError with Op "dial".
-func (w *wire) post(ctx context.Context, t target, head, body []byte) (exchange, error) {
-	ex, err := w.exchange(ctx, t, head, body)
+// When ctx's deadline passes first, the answer that comes later on the
+// connection left open is handed to late (nil: never read).
+func (w *wire) post(ctx context.Context, t target, head, body []byte, late func(exchange)) (exchange, error) {
+	ex, err := w.exchange(ctx, t, head, body, late)
 	if err != nil {
 		if ctx.Err() != nil && !isDial(err) {
 			err = ctx.Err()
@@ -135,7 +137,7 @@ func isDial(err error) bool {
 	return errors.As(err, &op) && op.Op == "dial"
 }
 
-func (w *wire) exchange(ctx context.Context, t target, head, body []byte) (exchange, error) {
+func (w *wire) exchange(ctx context.Context, t target, head, body []byte, late func(exchange)) (exchange, error) {
 	c, reused, err := w.conn(ctx, t.addr)
 	if err != nil {
 		return exchange{}, err
@@ -146,7 +148,7 @@ func (w *wire) exchange(ctx context.Context, t target, head, body []byte) (excha
 	stopped := stop()
 	switch {
 	case !stopped && err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		w.abandon(c)
+		w.abandon(c, late)
 	case !stopped || !keep || err != nil:
 		c.Close()
 	default:
@@ -159,8 +161,9 @@ func (w *wire) exchange(ctx context.Context, t target, head, body []byte) (excha
 // open until the client closes: as in a network partition, the server is
 // not told that nobody waits for its answer, so a service that cancels its
 // work when its client hangs up is exercised like any other. The answer,
-// if one comes, is never read.
-func (w *wire) abandon(c *wireConn) {
+// if one comes before the client closes, is read as it arrives (reading
+// tells the server nothing) and handed to late, unless late is nil.
+func (w *wire) abandon(c *wireConn, late func(exchange)) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed || len(w.abandoned) >= maxAbandoned {
@@ -168,6 +171,27 @@ func (w *wire) abandon(c *wireConn) {
 		return
 	}
 	w.abandoned = append(w.abandoned, c)
+	if late != nil {
+		go readLate(c, late)
+	}
+}
+
+// readLate reads the answer that comes on an abandoned connection and
+// hands it to late; it ends, reading nothing, when the connection closes
+// or the answer is cut (a deadline that struck mid-answer).
+func readLate(c *wireConn, late func(exchange)) {
+	if c.SetReadDeadline(time.Time{}) != nil {
+		return
+	}
+	resp, err := readFinal(c.br)
+	if err != nil {
+		return
+	}
+	ex := exchange{status: resp.StatusCode, header: resp.Header}
+	if ex.body, err = io.ReadAll(io.LimitReader(resp.Body, maxBody)); err != nil {
+		return
+	}
+	late(ex)
 }
 
 // roundTrip writes the request and reads its answer on c; keep says the

@@ -257,3 +257,42 @@ func TestTimedOutTryLeavesTheConnectionOpen(t *testing.T) {
 		t.Fatal("closing the client did not close the connection it had given up on")
 	}
 }
+
+// TestLateAnswerIsRecorded: the answer that comes on a connection the
+// client gave up on is read as it arrives (the server is told nothing)
+// and recorded as the attempt's late answer, with when it came; the
+// client's own outcome stays the timeout it saw.
+func TestLateAnswerIsRecorded(t *testing.T) {
+	answered := make(chan time.Duration, 1)
+	t0 := time.Now()
+	since := func() time.Duration { return time.Since(t0) }
+	p := &peers{answer: func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.ReadAll(r.Body)
+		time.Sleep(200 * time.Millisecond) // the service works on past its client
+		w.Header().Set("Idempotent-Replayed", "true")
+		w.WriteHeader(http.StatusCreated)
+		_, _ = w.Write([]byte(`{"id":"ch_late"}`))
+		answered <- since()
+	}}
+	srv := httptest.NewServer(p)
+	defer srv.Close()
+	cl := client.New(client.Config{Routes: routesTo(srv.URL), Since: since, Policy: client.Policy{PerTry: 50 * time.Millisecond}})
+	got := cl.Run(context.Background(), oneOp(1))
+	if len(got) != 1 || got[0].Outcome != history.Indeterminate || got[0].Status != 0 {
+		t.Fatalf("got %+v; want one timed-out attempt", got)
+	}
+	at := <-answered
+	deadline := time.Now().Add(5 * time.Second)
+	for got[0].Late == nil && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+		cl.FillLate(got)
+	}
+	cl.Close()
+	l := got[0].Late
+	if l == nil || l.Status != http.StatusCreated || l.ChargeID != "ch_late" || !l.Replayed || l.At < at || l.At < got[0].Return {
+		t.Fatalf("late answer %+v; want 201 ch_late, replayed, at or after %v (the server's write) and after the timeout at %v", l, at, got[0].Return)
+	}
+	if got[0].Outcome != history.Indeterminate || got[0].Status != 0 {
+		t.Errorf("the client's outcome changed: %+v", got[0])
+	}
+}

@@ -227,6 +227,12 @@ func (d *decoder) attemptField(name []byte, a *Attempt) bool {
 		}
 		a.Server = d.view()
 		return d.object(func(name []byte) bool { return d.serverField(name, a.Server) })
+	case "late":
+		if !d.once(23) {
+			return false
+		}
+		a.Late = &Late{}
+		return d.object(func(name []byte) bool { return d.lateField(name, a.Late) })
 	case "applied":
 		var v bool
 		if !d.once(21) || !d.bool(&v) {
@@ -234,6 +240,20 @@ func (d *decoder) attemptField(name []byte, a *Attempt) bool {
 		}
 		a.Applied = d.flag(v)
 		return true
+	}
+	return false
+}
+
+func (d *decoder) lateField(name []byte, l *Late) bool {
+	switch string(name) {
+	case "at_ns":
+		return d.once(0) && d.duration(&l.At)
+	case "status":
+		return d.once(1) && d.int(&l.Status)
+	case "charge_id":
+		return d.once(2) && d.string(&l.ChargeID)
+	case "replayed":
+		return d.once(3) && d.bool(&l.Replayed)
 	}
 	return false
 }

@@ -23,6 +23,7 @@ func everyField() history.Attempt {
 		Amount: math.MinInt64, Fingerprint: "f\t\n\r\b\f\x01", Replica: 2, Fault: "db-cut", Call: -1, Return: math.MaxInt64,
 		Status: 503, Outcome: history.Indeterminate, ChargeID: "ch_9", Body: `{"id":"ch_9","note":"</script>"}`,
 		Replayed: true, Err: "read: connection reset", Reused: true, Hidden: true, ReplayProbe: true, HoldProbe: true,
+		Late:   &history.Late{At: 7, Status: -201, ChargeID: "ch_\"9", Replayed: true},
 		Server: &history.ServerView{Replica: 1, Start: 5, End: 9, Status: 201, ChargeID: "ch_9", Replayed: true}, Applied: &no}
 }
 

@@ -61,10 +61,23 @@ type Attempt struct {
 	// while the first is in flight, to see whether the duplicate is
 	// refused at once or held until the first is done.
 	HoldProbe bool `json:"hold_probe,omitempty"`
+	// Late is the answer that came after the client had given up on the
+	// attempt (its try timed out), on the connection it left open: what
+	// the service answered nobody. The client's outcome stays what it saw
+	// (indeterminate); nil: none came before the run ended.
+	Late *Late `json:"late,omitempty"`
 	// Server is what the target logged for this attempt; nil if it never arrived.
 	Server *ServerView `json:"server,omitempty"`
 	// Applied resolves an indeterminate attempt against the ledger: did it charge?
 	Applied *bool `json:"applied,omitempty"`
+}
+
+// Late is an answer that came after its client had given up.
+type Late struct {
+	At       time.Duration `json:"at_ns"` // since the run's start
+	Status   int           `json:"status"`
+	ChargeID string        `json:"charge_id,omitempty"`
+	Replayed bool          `json:"replayed,omitempty"`
 }
 
 // ServerView is a target's log line for one attempt.
