@@ -50,7 +50,9 @@ func planAsyncCrash(rng *rand.Rand, p Params) workload.Plan {
 
 // assumeStandbyBehind: a retry of a key reached the server after the
 // key's first charge had finished and before the standby showed that
-// charge: the standby really was behind when a retry could read it.
+// charge: the standby really was behind when a retry could read it. The
+// probes sent once the traffic is over do not count: the standby was
+// healed and caught up by then, and no longer watched.
 func assumeStandbyBehind(o Observation) []string {
 	if o.Replication == nil {
 		return []string{"the run was not on the replicated Postgres: no standby was watched"}
@@ -69,7 +71,7 @@ func assumeStandbyBehind(o Observation) []string {
 	}
 	for _, a := range o.History.Attempts {
 		end, ok := ends[a.Key]
-		if a.Server == nil || !ok || a.Server.Start <= end {
+		if a.Server == nil || !ok || a.Server.Start <= end || a.ReplayProbe || a.HoldProbe {
 			continue
 		}
 		if seen, shown := o.Replication.StandbySeen[a.Key]; !shown || seen > a.Server.Start {
