@@ -294,7 +294,7 @@ func givenUpWork(atts []history.Attempt, timing *scenarios.Timing, now time.Dura
 	}
 	last, any := time.Duration(0), false
 	for _, a := range atts {
-		if a.Status == 0 && a.Outcome == history.Indeterminate && strings.HasPrefix(a.Err, "timeout") {
+		if a.TimedOut() {
 			last, any = max(last, a.Call), true
 		}
 	}

@@ -19,7 +19,7 @@ func WriteDetail(w io.Writer, r scenarios.Result, v View) error {
 	tone := markOf(results.Cell{Results: []scenarios.Result{r}}).tone()
 	fmt.Fprintf(w, "%s under %s, seed %d, profile %s: %s\n", r.Strategy, r.Scenario, r.Seed, r.Profile,
 		v.paint(tone, strings.ToUpper(string(r.Verdict))))
-	fmt.Fprintf(w, "  %d requests, %d planned faults, %d ms\n", r.Requests, r.Faults, r.DurationMS)
+	fmt.Fprintf(w, "  %d requests, %s, %d ms\n", r.Requests, r.FaultsSaid(), r.DurationMS)
 	names := sortedKeys(r.Anomalies)
 	width := 18 // the server's anomalies fit; a client's may be longer
 	for _, name := range names {

@@ -96,7 +96,7 @@ func assumeInjected(o Observation) []string {
 func assumeOutlasted(o Observation) []string {
 	timedOut := map[string]time.Duration{} // key: the first such try's send
 	for _, a := range o.History.Attempts {
-		if a.Key != "" && a.Outcome == history.Indeterminate && a.Status == 0 && a.Fault == "" && strings.HasPrefix(a.Err, "timeout") {
+		if a.Key != "" && a.Fault == "" && a.TimedOut() {
 			if at, ok := timedOut[a.Key]; !ok || a.Call < at {
 				timedOut[a.Key] = a.Call
 			}

@@ -100,7 +100,8 @@ func JudgeClient(rec ClientRecord) Result {
 		Service: true, Repro: clientRepro(rec), Exercise: clientExercise}
 	r.Assumptions = clientAssumptions(rec)
 	r.Exercised = len(r.Assumptions) == 0
-	r.Faults = metFaults(rec.Run.Received)
+	met := metFaults(rec.Run.Received)
+	r.Faults, r.FaultsMet = plannedFaults(rec.Plan), &met
 	switch {
 	case rep.Failed():
 		r.Verdict = Fail
@@ -182,7 +183,17 @@ func unmetFaults(rs []history.Received) []string {
 	return out
 }
 
-// metFaults counts the requests that met a fault.
+// plannedFaults counts the tries the plan gives a fault.
+func plannedFaults(p workload.ClientPlan) int {
+	n := 0
+	for _, o := range p.Ops {
+		n += len(o.Faults)
+	}
+	return n
+}
+
+// metFaults counts the requests that met a fault: each met the one the
+// plan gave its try.
 func metFaults(rs []history.Received) int {
 	n := 0
 	for _, r := range rs {

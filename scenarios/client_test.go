@@ -52,7 +52,8 @@ func clientRecord() scenarios.ClientRecord {
 }
 
 func TestJudgeClientPassesOnlyWhatItExercised(t *testing.T) {
-	if r := scenarios.JudgeClient(clientRecord()); r.Verdict != scenarios.Pass || !r.Exercised || r.Faults != len(workload.FrontFaults) {
+	if r := scenarios.JudgeClient(clientRecord()); r.Verdict != scenarios.Pass || !r.Exercised || r.Faults != len(workload.FrontFaults) ||
+		r.FaultsMet == nil || *r.FaultsMet != r.Faults {
 		t.Fatalf("a client that kept its half, every fault met: %s %v", r.Verdict, r.Assumptions)
 	}
 	cases := map[string]func(*scenarios.ClientRecord){

@@ -5,10 +5,26 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/idemchaos/idemchaos/sim/client"
 	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/sim/workload"
 	"github.com/idemchaos/idemchaos/targets/api"
 )
+
+// standbyPolicy is pg-standby-lag's client. Its per-try timeout is the
+// time a first try has to commit before its client gives up and retries
+// into a race with it, where the lag plays no part: a loaded machine
+// outlasted 250 ms, so four times that.
+var standbyPolicy = client.Policy{PerTry: time.Second, Backoff: 20 * time.Millisecond, MaxBackoff: 40 * time.Millisecond}
+
+// standbyLagMin is the least lag planStandbyLag puts on the replication
+// link (a seed adds up to 600 ms), chosen from the client's: three times
+// the longest a retry can come after its first try was sent (a timeout,
+// then the backoff), so that the retry reaches the standby while it is
+// behind even when the dropped answer held its connection to the timeout
+// and the retry is as slow again to reach its look-up, with as much to
+// spare.
+var standbyLagMin = 3 * (standbyPolicy.PerTry + standbyPolicy.MaxBackoff)
 
 // planStandbyLag: chained ops whose first try's response is dropped; the
 // primary-to-standby link is slow (by an amount drawn from the seed, far
@@ -17,7 +33,7 @@ import (
 // bites, and armed with the cell), so every retry of a completed key
 // comes while the standby is behind.
 func planStandbyLag(rng *rand.Rand, p Params) workload.Plan {
-	lag := time.Duration(1000+100*rng.IntN(7)) * time.Millisecond
+	lag := standbyLagMin + time.Duration(rng.IntN(7))*100*time.Millisecond
 	return chainedFaults(rng, p, 4, 4, workload.DropResponse, api.Injection{Action: api.StandbyLag, Arg: lag, Point: api.BeforeCommit})
 }
 
@@ -34,7 +50,9 @@ func planAsyncCrash(rng *rand.Rand, p Params) workload.Plan {
 
 // assumeStandbyBehind: a retry of a key reached the server after the
 // key's first charge had finished and before the standby showed that
-// charge: the standby really was behind when a retry could read it.
+// charge: the standby really was behind when a retry could read it. The
+// probes sent once the traffic is over do not count: the standby was
+// healed and caught up by then, and no longer watched.
 func assumeStandbyBehind(o Observation) []string {
 	if o.Replication == nil {
 		return []string{"the run was not on the replicated Postgres: no standby was watched"}
@@ -53,7 +71,7 @@ func assumeStandbyBehind(o Observation) []string {
 	}
 	for _, a := range o.History.Attempts {
 		end, ok := ends[a.Key]
-		if a.Server == nil || !ok || a.Server.Start <= end {
+		if a.Server == nil || !ok || a.Server.Start <= end || a.ReplayProbe || a.HoldProbe {
 			continue
 		}
 		if seen, shown := o.Replication.StandbySeen[a.Key]; !shown || seen > a.Server.Start {

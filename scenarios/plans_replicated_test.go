@@ -42,6 +42,11 @@ func TestAssumeStandbyBehind(t *testing.T) {
 			o.History.Attempts = o.History.Attempts[:1]
 			return o
 		}(), false},
+		{"only a replay probe after the charge, once the standby was healed", func() Observation {
+			o := lagObservation(0)
+			o.History.Attempts[1].ReplayProbe = true
+			return o
+		}(), false},
 	} {
 		if got := assumeStandbyBehind(c.o); (len(got) == 0) != c.ok {
 			t.Errorf("%s: assumption failures %q; want ok=%v", c.name, got, c.ok)

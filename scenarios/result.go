@@ -36,9 +36,15 @@ type Result struct {
 	Expected   []check.Anomaly `json:"expected"`
 	AsExpected bool            `json:"as_expected"`
 	// Assumptions lists the self-checks that failed (why a cell is inconclusive).
-	Assumptions []string        `json:"assumptions,omitempty"`
-	Faults      int             `json:"faults"`
-	Findings    []check.Finding `json:"findings,omitempty"`
+	Assumptions []string `json:"assumptions,omitempty"`
+	// Faults counts the faults the run's plan placed: the entries of its
+	// fault schedule, a client plan's faulted tries.
+	Faults int `json:"faults"`
+	// FaultsMet counts those a request met, where the run counts them
+	// (client mode: how many tries the client makes is its own doing);
+	// nil where it does not.
+	FaultsMet *int            `json:"faults_met,omitempty"`
+	Findings  []check.Finding `json:"findings,omitempty"`
 	// Deviations are what the profile documents as its service's
 	// behaviour (a declined key decided again): shown, never a failure.
 	Deviations []check.Finding `json:"deviations,omitempty"`
@@ -72,6 +78,16 @@ type Result struct {
 	// verdict is then inconclusive and the run's exit code 3. Absent from
 	// documents of runs in which every cell ran.
 	Error string `json:"error,omitempty"`
+}
+
+// FaultsSaid says how many faults the run's plan placed and, where the
+// run counts them, how many a request met: "3 planned faults", "12 of 18
+// planned faults met".
+func (r Result) FaultsSaid() string {
+	if r.FaultsMet == nil {
+		return fmt.Sprintf("%d planned faults", r.Faults)
+	}
+	return fmt.Sprintf("%d of %d planned faults met", *r.FaultsMet, r.Faults)
 }
 
 // Repro is the one-line command that re-runs a built-in cell.

@@ -53,7 +53,7 @@ var catalog = []Scenario{
 	{Name: "pg-standby-lag", Doc: "the primary-to-standby replication link turns slow; responses are dropped and retries of completed keys come while the hot standby is behind",
 		Reveals: "an idempotency look-up on a lagging read replica", Plan: planStandbyLag, Replicated: true, Exercise: exStandbyBehind,
 		Assume: func(o Observation) []string { return append(assumeInjected(o), assumeStandbyBehind(o)...) },
-		Policy: client.Policy{PerTry: 250 * time.Millisecond, Backoff: 20 * time.Millisecond, MaxBackoff: 40 * time.Millisecond}},
+		Policy: standbyPolicy},
 	{Name: "pg-async-commit-crash", Doc: "the Postgres primary is killed (SIGKILL) right after a commit, before the answer, and restarted; every key is retried after the restart",
 		Reveals: "commits acknowledged with synchronous_commit = off, lost in a crash", Plan: planAsyncCrash, Replicated: true, Exercise: exCrashLost,
 		Assume: func(o Observation) []string { return append(assumeInjected(o), assumeCrashLost(o)...) },

@@ -166,7 +166,7 @@ func runClientSeeds(ctx context.Context, cfg clientmode.Config, seeds []uint64, 
 			return nil, err
 		}
 		res := scenarios.JudgeClient(rec)
-		fmt.Fprintf(log, "client %s, seed %d: %s (%d requests, %d met a fault)\n", res.Strategy, seed, res.Verdict, res.Requests, res.Faults)
+		fmt.Fprintf(log, "client %s, seed %d: %s (%d requests, %s)\n", res.Strategy, seed, res.Verdict, res.Requests, res.FaultsSaid())
 		if out != "" {
 			if err := rundir.WriteClient(rundir.ClientDir(out, res.Strategy, rec.Shape, seed), rec, res); err != nil {
 				return nil, err

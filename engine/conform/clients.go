@@ -116,8 +116,8 @@ func runClient(ctx context.Context, services *provision.Services, builds *Builds
 		}
 		rec.Command = c.Command() // the repro names what a person runs, not the build's temporary binary
 		res := scenarios.JudgeClient(rec)
-		fmt.Fprintf(log, "client %s, seed %d: %s (%d requests, %d met a fault, %s)\n", c.Name, seed, res.Verdict, res.Requests,
-			res.Faults, rec.Duration.Round(100*time.Millisecond))
+		fmt.Fprintf(log, "client %s, seed %d: %s (%d requests, %s, %s)\n", c.Name, seed, res.Verdict, res.Requests,
+			res.FaultsSaid(), rec.Duration.Round(100*time.Millisecond))
 		if p.Out != "" {
 			if err := rundir.WriteClient(rundir.ClientDir(p.Out, c.Name, c.Shape, seed), rec, res); err != nil {
 				return nil, err

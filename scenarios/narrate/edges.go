@@ -21,6 +21,7 @@ func (s *story) link() {
 	s.linkGate()
 	s.linkCharges()
 	s.linkStore()
+	s.linkStandby()
 	s.linkHeld()
 	for _, x := range s.units {
 		if x.answeredInFlight(s.profile.InFlight) {
@@ -186,6 +187,33 @@ func (s *story) linkStore() {
 				w.after(r)
 			case w.at < r.at:
 				r.after(w)
+			}
+		}
+	}
+}
+
+// linkStandby: on a strategy that looks the key up on the hot standby,
+// the requests' key checks, key-row writes and commits are told in the
+// order they were observed: whether a look-up came after the commit it
+// missed (the standby lagged) or before it (the requests raced) is the
+// story, and a client that timed out may retry before its first try
+// commits.
+func (s *story) linkStandby() {
+	if !s.mech.standby {
+		return
+	}
+	var steps []*step
+	for _, u := range s.units {
+		for _, st := range u.steps {
+			if st.kind == pointStep && (st.ev.Point == "after-check" || st.ev.Point == "before-store-response" || st.ev.Point == "after-commit") {
+				steps = append(steps, st)
+			}
+		}
+	}
+	for _, x := range steps {
+		for _, y := range steps {
+			if x.u != y.u && y.at < x.at {
+				x.after(y)
 			}
 		}
 	}

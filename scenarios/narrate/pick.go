@@ -12,35 +12,80 @@ import (
 func baseID(id string) string { return strings.TrimSuffix(id, "#hidden") }
 
 // pick chooses what the story tells: the key of the first finding in plan
-// order (a finding about requests without a key picks its first op), else
-// the plan's first op. It returns the key ("" for a keyless story) and the
-// ops of the story, plan ops first, then probes.
+// order whose own requests show what the scenario is about (a loaded
+// machine may have let one key race where the others show the fault),
+// else of the first finding (a finding about requests without a key picks
+// its first op); with no finding, the first plan op whose key shows it,
+// else the plan's first op. It returns the key ("" for a
+// keyless story) and the ops of the story, plan ops first, then probes.
 func pick(rec scenarios.Record, res scenarios.Result) (string, []int) {
 	attempts := rec.Obs.History.Attempts
 	opOf := make(map[string]int, len(attempts))
 	for _, a := range attempts {
 		opOf[baseID(a.ID)] = a.Op
 	}
-	best, key := -1, ""
+	shows := exercisedBy(rec)
+	best, key, shown := -1, "", false
 	for _, f := range res.Findings {
 		op := findingOp(rec, f, opOf)
-		if op >= 0 && (best < 0 || op < best) {
-			best, key = op, f.Key
-			if f.Key == "" && len(f.Attempts) == 0 {
-				key = opKey(rec, op) // an account's finding: the story of the op's key
-			}
+		if op < 0 {
+			continue
+		}
+		k := f.Key
+		if k == "" && len(f.Attempts) == 0 {
+			k = opKey(rec, op) // an account's finding: the story of the op's key
+		}
+		s := k != "" && shows(k)
+		if best < 0 || s && !shown || s == shown && op < best {
+			best, key, shown = op, k, s
 		}
 	}
 	if best < 0 {
 		if len(rec.Plan.Ops) == 0 {
 			return "", nil
 		}
-		best, key = 0, rec.Plan.Ops[0].Key
+		best, key = firstShown(rec, shows)
 	}
 	if key == "" {
 		return "", []int{best}
 	}
 	return key, opsWithKey(rec, key)
+}
+
+// firstShown is the first plan op whose key shows what the scenario is
+// about, else the plan's first op, and its key.
+func firstShown(rec scenarios.Record, shows func(string) bool) (int, string) {
+	for _, op := range rec.Plan.Ops {
+		if op.Key != "" && shows(op.Key) {
+			return op.ID, op.Key
+		}
+	}
+	return rec.Plan.Ops[0].ID, rec.Plan.Ops[0].Key
+}
+
+// exercisedBy reports whether a key's own requests show what the cell's
+// scenario is about (its Exercise, on the run with that key's attempts
+// alone); false for every key when the scenario names no such fact.
+func exercisedBy(rec scenarios.Record) func(key string) bool {
+	sc, err := rec.Cell.Definition()
+	seen := map[string]bool{}
+	return func(key string) bool {
+		if err != nil || sc.Exercise.Seen == nil {
+			return false
+		}
+		if s, ok := seen[key]; ok {
+			return s
+		}
+		o := rec.Obs
+		o.History.Attempts = nil
+		for _, a := range rec.Obs.History.Attempts {
+			if a.Key == key {
+				o.History.Attempts = append(o.History.Attempts, a)
+			}
+		}
+		seen[key] = sc.Exercise.Seen(o)
+		return seen[key]
+	}
 }
 
 // opKey is the key of plan op id.

@@ -11,6 +11,7 @@ type renderer struct {
 	lines    []string
 	mer      []string
 	storedBy *unit                     // the request whose response the key's store holds
+	commits  map[*unit]bool            // the requests whose commit was told
 	cut      map[*unit]map[string]bool // store links cut under a request, by diagram id
 	arrow    map[*unit]bool            // the answer to the unit's client is drawn
 	funded   int                       // the last stage whose top-ups were told
@@ -18,7 +19,7 @@ type renderer struct {
 }
 
 func newRenderer(s *story) *renderer {
-	return &renderer{s: s, cut: map[*unit]map[string]bool{}, arrow: map[*unit]bool{}}
+	return &renderer{s: s, cut: map[*unit]map[string]bool{}, arrow: map[*unit]bool{}, commits: map[*unit]bool{}}
 }
 
 // say adds a narration line.

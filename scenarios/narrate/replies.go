@@ -14,6 +14,15 @@ func (u *unit) clientGot() bool {
 	return a.Server != nil && a.Status != 0 && a.Status == a.Server.Status && a.Fault != workload.DropResponse
 }
 
+// gaveUp reports whether the unit's client stopped waiting before the
+// server answered: a client timeout inside the server's work. A try whose
+// answer is dropped counts only when its client timed out (the broken
+// connection, not the timeout, may end it the moment the server does).
+func (u *unit) gaveUp() bool {
+	a := u.last()
+	return a.Server != nil && a.Status == 0 && a.Return < a.Server.End && (a.Fault != workload.DropResponse || a.TimedOut())
+}
+
 // answer tells the server's answer when the client's result does not say it
 // all: an answer decided at the key check, a replay, or one the client never
 // saw.
@@ -30,9 +39,12 @@ func (r *renderer) answer(u *unit) {
 	case u.first().Hidden:
 		text += ", to a re-send its client never made"
 		arrow, msg = "--x", msg+", nobody waits"
-	case u.last().Fault == workload.DropResponse:
+	case u.last().Fault == workload.DropResponse && !u.gaveUp():
 		text += ", but Toxiproxy drops the answer"
 		arrow, msg = "--x", msg+", dropped"
+	case u.last().Fault == workload.DropResponse:
+		text += ", too late: its client has stopped waiting (and Toxiproxy drops the answer)"
+		arrow, msg = "--x", msg+", too late, dropped"
 	default:
 		text += ", too late: its client has stopped waiting"
 		arrow, msg = "--x", msg+", too late"
@@ -89,7 +101,7 @@ func (r *renderer) result(u *unit) {
 	case a.Outcome == history.NotSent:
 		r.say("%s cannot connect: the request is not sent", u.client())
 		r.draw("Note over %s: not sent", u.mid())
-	case a.Fault == workload.DropResponse && !u.clientGot():
+	case a.Fault == workload.DropResponse && !u.clientGot() && !u.gaveUp():
 		r.say("%s never sees the answer: Toxiproxy dropped it, so for the client the outcome is unknown", u.client())
 		r.draw("Note over %s: no answer, outcome unknown", u.mid())
 	case a.Status == 0:

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/idemchaos/idemchaos/scenarios"
-	"github.com/idemchaos/idemchaos/sim/workload"
 )
 
 // stepKind is what a step of a unit is.
@@ -70,8 +69,7 @@ func buildSteps(u *unit) {
 // client gave up while the server was still working (a client timeout): then
 // it goes where it happened.
 func placeResult(u *unit, steps []*step, r *step) []*step {
-	a := u.last()
-	if len(u.tries) > 1 || len(u.events) == 0 || a.Server == nil || a.Fault == workload.DropResponse || r.at >= a.Server.End {
+	if len(u.tries) > 1 || len(u.events) == 0 || !u.gaveUp() {
 		return append(steps, r)
 	}
 	for i := 1; i < len(steps); i++ {

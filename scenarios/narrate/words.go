@@ -70,6 +70,7 @@ func (r *renderer) point(st *step) {
 		r.debit(u, a)
 	case "after-commit":
 		c := r.s.charge(r.s.chargeOf(a))
+		r.commits[u] = true
 		r.say("%s commits %s (%s on %s) for %s", r.s.mech.sql, c, money(a.Amount), a.Account, u.request())
 		r.draw("PG-->>%s: committed %s (%s)", u.rid(), c, u.short())
 	case "before-store-response":
@@ -103,8 +104,12 @@ func (r *renderer) words(u *unit, w pointWords, resp string) {
 		return
 	}
 	text := fmt.Sprintf(w.text, u.replica(), short(r.s.key), u.request(), resp)
-	if w == r.s.mech.check && r.s.mech.standby && r.storedBy != nil {
+	switch {
+	case w != r.s.mech.check || !r.s.mech.standby || r.storedBy == nil:
+	case r.commits[r.storedBy]:
 		text += ": the standby has not replayed " + r.storedBy.request() + "'s commit yet"
+	default:
+		text += ": " + r.storedBy.request() + " has not committed yet, so the two race and the standby's lag plays no part"
 	}
 	r.say("%s", text)
 	if w.store == selfID {

@@ -106,7 +106,7 @@ func classifyError(run context.Context, err error, a *history.Attempt) {
 	case errors.As(err, &op) && op.Op == "dial":
 		a.Outcome, a.Err = history.NotSent, err.Error()
 	case errors.Is(err, context.DeadlineExceeded):
-		a.Outcome, a.Err = history.Indeterminate, "timeout: "+err.Error()
+		a.Outcome, a.Err = history.Indeterminate, history.TimeoutErr+err.Error()
 	default:
 		a.Outcome, a.Err = history.Indeterminate, err.Error()
 	}

@@ -7,7 +7,10 @@
 // stable API, and its JSON is the format of history.jsonl.
 package history
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Outcome classifies how an attempt ended, from the client's point of view.
 type Outcome string
@@ -70,6 +73,16 @@ type Attempt struct {
 	Server *ServerView `json:"server,omitempty"`
 	// Applied resolves an indeterminate attempt against the ledger: did it charge?
 	Applied *bool `json:"applied,omitempty"`
+}
+
+// TimeoutErr begins the Err of an attempt whose client stopped waiting
+// at its per-try timeout.
+const TimeoutErr = "timeout: "
+
+// TimedOut reports an attempt its client gave up on at its per-try
+// timeout, with no answer.
+func (a Attempt) TimedOut() bool {
+	return a.Status == 0 && a.Outcome == Indeterminate && strings.HasPrefix(a.Err, TimeoutErr)
 }
 
 // Late is an answer that came after its client had given up.
