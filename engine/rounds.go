@@ -12,7 +12,7 @@ import (
 )
 
 // powered is when a race-hunting cell against a service sends its next
-// round: while its same-key overlaps are below the power target and its
+// round: while its same-key overlaps are short of its power aim and its
 // budget is not spent (nil for every other cell: all its stages run).
 func powered(c scenarios.Cell, sc scenarios.Scenario, since func() time.Duration) func([]history.Attempt) bool {
 	if !c.Powered(sc) {
@@ -20,7 +20,7 @@ func powered(c scenarios.Cell, sc scenarios.Scenario, since func() time.Duration
 	}
 	goal := c.Goal(sc)
 	return func(atts []history.Attempt) bool {
-		return since() < goal.Budget && scenarios.Overlaps(history.History{Attempts: atts}) < goal.Target
+		return goal.More(scenarios.Overlaps(history.History{Attempts: atts}), since())
 	}
 }
 

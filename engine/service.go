@@ -170,8 +170,8 @@ func countAnswers(atts []history.Attempt) int {
 
 // execute runs the plan against the service and returns what it observed,
 // and the plan as it ran: a race-hunting cell's rounds end once its
-// overlaps reach the power target or its budget is spent (powered), and
-// the rounds it did not send are left out.
+// overlaps reach its power aim or its budget is spent (powered), and the
+// rounds it did not send are left out.
 func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Scenario, plan workload.Plan) (scenarios.Observation, workload.Plan, error) {
 	var obs scenarios.Observation
 	hold := c.Holds(sc, plan)

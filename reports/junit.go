@@ -84,7 +84,8 @@ func junitCoverage(c results.Cell) *junitProperties {
 	}
 	if p, ok := c.Power(); ok {
 		props = append(props, junitProperty{Name: "overlaps", Value: fmt.Sprint(p.Overlaps)},
-			junitProperty{Name: "power_target", Value: fmt.Sprint(p.Target)}, junitProperty{Name: "rounds", Value: fmt.Sprint(p.Rounds)})
+			junitProperty{Name: "power_target", Value: fmt.Sprint(p.Target)}, junitProperty{Name: "power_aim", Value: fmt.Sprint(p.Aim)},
+			junitProperty{Name: "rounds", Value: fmt.Sprint(p.Rounds)})
 	}
 	if len(props) == 0 {
 		return nil

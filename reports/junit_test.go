@@ -178,3 +178,24 @@ func TestJUnitSkippedScenariosAreSkippedCases(t *testing.T) {
 		}
 	}
 }
+
+// TestJUnitPowerProperties: a race hunted in rounds against a service
+// carries its overlaps and rounds summed over the seeds, and the target
+// and aim it was held to, as properties.
+func TestJUnitPowerProperties(t *testing.T) {
+	var rs []scenarios.Result
+	for seed := uint64(1); seed <= 2; seed++ {
+		r := res("svc", "concurrent-duplicates", seed, scenarios.Pass, true)
+		r.Service = true
+		r.Power = &scenarios.Power{Overlaps: 3000 + int(seed), Target: 299, Aim: 2995, Rounds: 20}
+		rs = append(rs, r)
+	}
+	out := string(render(t, reports.WriteJUnit, results.Document{SchemaVersion: results.SchemaVersion, Tool: "idemchaos", Command: "matrix",
+		Summary: results.Summarize(rs), Results: rs}))
+	for _, want := range []string{`<property name="overlaps" value="6003">`, `<property name="power_target" value="299">`,
+		`<property name="power_aim" value="2995">`, `<property name="rounds" value="40">`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the JUnit lacks %s:\n%s", want, out)
+		}
+	}
+}

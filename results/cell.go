@@ -33,7 +33,8 @@ func Cells(rs []scenarios.Result) []Cell {
 func (c Cell) Service() bool { return len(c.Results) > 0 && c.Results[0].Service }
 
 // Power sums the power of the cell's seeds (overlaps and rounds; the
-// target per seed): ok false when its scenario hunts no race in rounds.
+// target and aim per seed): ok false when its scenario hunts no race in
+// rounds.
 func (c Cell) Power() (scenarios.Power, bool) {
 	var sum scenarios.Power
 	ok := false
@@ -44,7 +45,7 @@ func (c Cell) Power() (scenarios.Power, bool) {
 		ok = true
 		sum.Overlaps += r.Power.Overlaps
 		sum.Rounds += r.Power.Rounds
-		sum.Target = r.Power.Target
+		sum.Target, sum.Aim = r.Power.Target, r.Power.Aim
 	}
 	sum.Detectable = scenarios.Detectable(sum.Overlaps)
 	return sum, ok

@@ -58,7 +58,7 @@ type Scenario struct {
 	// section); the command line's flags win. Zero: the defaults.
 	Power PowerGoal `json:"-"`
 	// Hunts says the scenario hunts a race: against a user's service it
-	// sends rounds until its same-key overlaps reach the power target.
+	// sends rounds until its same-key overlaps reach the power aim.
 	Hunts bool `json:"-"`
 	// Probe sends one more try of every key once every fault has healed and
 	// the claim timeout has passed: a key still answering 409 is stuck.

@@ -55,7 +55,7 @@ func Prepare(c Cell) (Cell, workload.Plan, error) {
 	c = u.defaults(c, sc)
 	plan := sc.Plan(workload.Seeded(c.Seed, "plan/"+sc.Name), Params{Replicas: c.Replicas})
 	if c.Powered(sc) {
-		plan = withRounds(sc, c.Seed, Params{Replicas: c.Replicas}, plan)
+		plan = withLags(withRounds(sc, c.Seed, Params{Replicas: c.Replicas}, plan), lagRand(c, sc), lagWindow(c))
 	}
 	var skip string
 	if c, plan, skip = u.adapt(c, sc, plan); skip != "" {

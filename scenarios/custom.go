@@ -24,7 +24,7 @@ func FromSpec(s spec.Spec) (Scenario, error) {
 		Policy: client.Policy{PerTry: s.Retries.PerTryTimeout.D(), Backoff: s.Retries.Backoff.D(),
 			MaxBackoff: s.Retries.MaxBackoff.D()},
 		Probe: s.Probe, Exercise: specExercise(s),
-		Hunts: s.Races(), ProbeHolds: s.Races(), Power: PowerGoal{Target: s.Power.Target, Budget: s.Power.Budget.D()},
+		Hunts: s.Races(), ProbeHolds: s.Races(), Power: PowerGoal{Target: s.Power.Target, Aim: s.Power.Aim, Budget: s.Power.Budget.D()},
 	}, nil
 }
 

@@ -72,7 +72,7 @@ func TestFromSpecRefusesBuiltinNames(t *testing.T) {
 // its race in rounds against a service, to its own power goal unless the
 // command line gives one; a file that races nothing cannot ask for power.
 func TestSpecPower(t *testing.T) {
-	s, err := spec.Parse([]byte("name: burst\ntraffic: {keys: 5, duplicates: 2, together: true}\npower: {target: 450, budget: 20s}\n"), Names())
+	s, err := spec.Parse([]byte("name: burst\ntraffic: {keys: 5, duplicates: 2, together: true}\npower: {target: 450, aim: 900, budget: 20s}\n"), Names())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,14 +85,16 @@ func TestSpecPower(t *testing.T) {
 	if !sc.Hunts || !sc.ProbeHolds || !c.Powered(sc) {
 		t.Fatalf("a racing scenario file: hunts %v, probes holds %v, powered %v", sc.Hunts, sc.ProbeHolds, c.Powered(sc))
 	}
-	if g := c.Goal(sc); g.Target != 450 || g.Budget != 20*time.Second {
+	if g := c.Goal(sc); g.Target != 450 || g.Aim != 900 || g.Budget != 20*time.Second {
 		t.Errorf("the file's goal: %+v", g)
 	}
-	c.Target.Power.Target = 100
-	if g := c.Goal(sc); g.Target != 100 || g.Budget != 20*time.Second {
-		t.Errorf("the flag wins the target, the file keeps the budget: %+v", g)
+	c.Target.Power.Target, c.Target.Power.Aim = 100, 5000
+	if g := c.Goal(sc); g.Target != 100 || g.Aim != 5000 || g.Budget != 20*time.Second {
+		t.Errorf("the flags win the target and the aim, the file keeps the budget: %+v", g)
 	}
-	if _, err := spec.Parse([]byte("name: calm\ntraffic: {keys: 5}\npower: {target: 450}\n"), Names()); err == nil || !strings.Contains(err.Error(), "power") {
-		t.Errorf("power on a scenario that races nothing: %v", err)
+	for _, p := range []string{"{target: 450}", "{aim: 900}"} {
+		if _, err := spec.Parse([]byte("name: calm\ntraffic: {keys: 5}\npower: "+p+"\n"), Names()); err == nil || !strings.Contains(err.Error(), "power") {
+			t.Errorf("power %s on a scenario that races nothing: %v", p, err)
+		}
 	}
 }

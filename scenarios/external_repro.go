@@ -48,6 +48,9 @@ func (t External) Repro(c Cell) string {
 	if t.Power.Target > 0 {
 		flag("power-target", strconv.Itoa(t.Power.Target))
 	}
+	if t.Power.Aim > 0 {
+		flag("power-aim", strconv.Itoa(t.Power.Aim))
+	}
 	if t.Power.Budget > 0 {
 		flag("power-budget", t.Power.Budget.String())
 	}

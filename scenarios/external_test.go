@@ -83,11 +83,12 @@ func TestExternalCheckAndRepro(t *testing.T) {
 	if err := e.Check(); err != nil {
 		t.Fatal(err)
 	}
+	e.Power = PowerGoal{Target: 500, Aim: 8000, Budget: 2 * time.Minute}
 	c := Cell{Scenario: "dropped-response", Seed: 7, Target: &e}
 	r := c.Repro()
 	for _, want := range []string{"--target-url http://127.0.0.1:8080/api", `--ledger-url "$IDEMCHAOS_LEDGER_URL"`,
 		`--ledger-query 'SELECT ref AS idempotency_key, acct AS account, cents AS amount FROM pay WHERE note <> '\''x'\'''`,
-		"--scenario dropped-response --seed 7", "--target-name shop"} {
+		"--scenario dropped-response --seed 7", "--target-name shop", "--power-target 500 --power-aim 8000 --power-budget 2m0s"} {
 		if !strings.Contains(r, want) {
 			t.Errorf("repro %q lacks %q", r, want)
 		}
@@ -97,6 +98,7 @@ func TestExternalCheckAndRepro(t *testing.T) {
 		"give the port":         {Name: "x", URLs: []string{"http://127.0.0.1"}, LedgerQuery: "q", ClaimTimeout: time.Second},
 		"no ledger query":       {Name: "x", URLs: []string{"http://127.0.0.1:1"}, ClaimTimeout: time.Second},
 		"claim timeout":         {Name: "x", URLs: []string{"http://127.0.0.1:1"}, LedgerQuery: "q"},
+		"power aim":             {Name: "x", URLs: []string{"http://127.0.0.1:1"}, LedgerQuery: "q", ClaimTimeout: time.Second, Power: PowerGoal{Aim: MaxPowerTarget + 1}},
 	}
 	for want, b := range bad {
 		if err := b.Check(); err == nil || !strings.Contains(err.Error(), want) {

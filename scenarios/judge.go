@@ -75,11 +75,15 @@ func Judge(rec Record) Result {
 
 // judgePower counts what a race-hunting run against a service achieved: a
 // pass below the target proves too little (inconclusive, with the count);
-// a pass at it says what it rules out.
+// a pass at it says what it rules out. Either says how its duplicates were
+// placed in their first requests' charge (lags.go).
 func judgePower(res *Result, c Cell, sc Scenario, plan workload.Plan, obs Observation) {
 	goal := c.Goal(sc)
 	p := PowerOf(plan, obs.History, goal)
 	res.Power = &p
+	if note := lagNote(c); note != "" {
+		res.Adapted = append(res.Adapted, note)
+	}
 	if res.Verdict != Pass {
 		res.Adapted = append(res.Adapted, fmt.Sprintf("seed %d: %d overlapping same-key pairs over %s", res.Seed, p.Overlaps, plural(p.Rounds, "round")))
 		return
@@ -88,5 +92,5 @@ func judgePower(res *Result, c Cell, sc Scenario, plan workload.Plan, obs Observ
 		res.Verdict, res.Assumptions = Inconclusive, append(res.Assumptions, p.shortfall(goal.Budget))
 		return
 	}
-	res.Adapted = append(res.Adapted, fmt.Sprintf("seed %d: %s", res.Seed, p.Sentence("double charge")))
+	res.Adapted = append(res.Adapted, fmt.Sprintf("seed %d: %s", res.Seed, p.Sentence("double charge", goal.Budget)))
 }

@@ -28,6 +28,41 @@ func TestPowerArithmetic(t *testing.T) {
 	}
 }
 
+// TestPowerAim: the rounds go on past the floor (the target a pass
+// needs) to the aim, 2995 overlaps by default (a race hit by 0.1 % of
+// them ruled out), never short of the target, and stop at the budget; a
+// pass short of its aim says why it stopped.
+func TestPowerAim(t *testing.T) {
+	if DefaultPowerAim != 2995 || Detectable(DefaultPowerAim) >= 0.001 || Detectable(DefaultPowerAim-1) <= 0.001 {
+		t.Errorf("DefaultPowerAim = %d (detectable %.5f); want 2995, the least under 0.1 %%", DefaultPowerAim, Detectable(DefaultPowerAim))
+	}
+	var g PowerGoal
+	switch {
+	case !g.More(DefaultPowerTarget, 0):
+		t.Error("the rounds stop at the floor")
+	case g.More(DefaultPowerAim, 0):
+		t.Error("the rounds go on past the aim")
+	case g.More(0, DefaultPowerBudget):
+		t.Error("the rounds go on past the budget")
+	case !(PowerGoal{Target: 5000}).More(DefaultPowerAim, 0):
+		t.Error("the rounds stop short of a target above the aim")
+	case (PowerGoal{Aim: 10}).More(DefaultPowerTarget, 0):
+		t.Error("an aim of 10 went on past the floor")
+	}
+	p := Power{Overlaps: 1000, Target: 299, Aim: 2995, Rounds: 7, Detectable: Detectable(1000)}
+	if s := p.Sentence("double charge", 30*time.Second); !strings.HasSuffix(s, "confidence (the budget of 30s spent, short of the 2995 overlaps aimed at)") {
+		t.Errorf("short of the aim at the budget: %q", s)
+	}
+	p.Rounds = maxPowerRounds
+	if s := p.Sentence("double charge", 30*time.Second); !strings.HasSuffix(s, "(all 64 rounds sent, short of the 2995 overlaps aimed at)") {
+		t.Errorf("short of the aim after every round: %q", s)
+	}
+	p.Overlaps = 3000
+	if s := p.Sentence("double charge", 30*time.Second); !strings.HasSuffix(s, "confidence") {
+		t.Errorf("at the aim: %q", s)
+	}
+}
+
 // TestOverlapsCountFirstTriesTogether: two first tries of one key and
 // payload in flight together are an overlap; a retry, another payload,
 // a request that never left, or one after the other is not.
@@ -183,4 +218,14 @@ func mustScenario(t *testing.T, name string) Scenario {
 		t.Fatal(err)
 	}
 	return sc
+}
+
+// TestPercentRoundsUp: a detectable rate is quoted rounded up, so "a race
+// hit by more than X" stays true.
+func TestPercentRoundsUp(t *testing.T) {
+	for rate, want := range map[float64]string{Detectable(300): "1 %", Detectable(3139): "0.1 %", Detectable(150): "1.98 %", 0.01: "1 %", 0.0123: "1.23 %"} {
+		if got := percent(rate); got != want {
+			t.Errorf("percent(%.6f) = %q, want %q", rate, got, want)
+		}
+	}
 }

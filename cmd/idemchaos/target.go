@@ -24,7 +24,7 @@ type targetFlags struct {
 	toxiproxyURL, pgProxy, redisProxy  string
 	claimTimeout, keyTTL, settle       time.Duration
 	powerBudget                        time.Duration
-	powerTarget                        int
+	powerTarget, powerAim              int
 	allowRemote, failpoints            bool
 	topUpPath, topUpBody               string
 	topUpAmount                        int64
@@ -52,9 +52,11 @@ func (t *targetFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&t.claimTimeout, "claim-timeout", scenarios.DefaultClaimTimeout, "the longest your service keeps a key in flight (stuck-key probes wait this long)")
 	fs.DurationVar(&t.keyTTL, "key-ttl", 0, "your service's key retention (0: forever)")
 	fs.DurationVar(&t.settle, "settle", 0, "after the last request, read the ledger again until it stops changing, for at most this long (default: --claim-timeout)")
-	fs.IntVar(&t.powerTarget, "power-target", 0, fmt.Sprintf("same-key overlaps a race-hunting scenario (concurrent-duplicates) sends rounds for before its pass counts "+
+	fs.IntVar(&t.powerTarget, "power-target", 0, fmt.Sprintf("same-key overlaps a race-hunting scenario (concurrent-duplicates) must reach for its pass to count "+
 		"(0: %d, enough that a race hit by 1 %% of them shows with 95 %% confidence)", scenarios.DefaultPowerTarget))
-	fs.DurationVar(&t.powerBudget, "power-budget", 0, fmt.Sprintf("the longest a race-hunting scenario sends rounds for; short of its target it is inconclusive, with its count (0: %s)",
+	fs.IntVar(&t.powerAim, "power-aim", 0, fmt.Sprintf("same-key overlaps a race-hunting scenario goes on sending rounds for while its budget lasts, at least the target "+
+		"(0: %d, enough that a race hit by 0.1 %% of them shows with 95 %% confidence)", scenarios.DefaultPowerAim))
+	fs.DurationVar(&t.powerBudget, "power-budget", 0, fmt.Sprintf("the longest a race-hunting scenario sends rounds for; short of its target then, it is inconclusive, with its count (0: %s)",
 		scenarios.DefaultPowerBudget))
 	fs.BoolVar(&t.allowRemote, "allow-remote", false, "allow a target that is not on a loopback address")
 	fs.StringVar(&t.topUpPath, "topup-path", "", "path of a POST that pays money into an account of your service, answered 2xx (a template over {{.Account}} {{.Amount}} {{.Currency}}): business-refusal funds the declined charge's account with it")
@@ -99,7 +101,7 @@ func (t *targetFlags) describe() (scenarios.External, error) {
 	e := scenarios.External{Name: t.name, LedgerQuery: t.ledgerQuery, Currency: t.currency,
 		ClaimTimeout: t.claimTimeout, KeyTTL: t.keyTTL, Settle: t.settle, PostgresProxy: t.pgProxy, RedisProxy: t.redisProxy,
 		Toxiproxy: t.toxiproxyURL, AllowRemote: t.allowRemote, Failpoints: t.failpoints,
-		Power: scenarios.PowerGoal{Target: t.powerTarget, Budget: t.powerBudget},
+		Power: scenarios.PowerGoal{Target: t.powerTarget, Aim: t.powerAim, Budget: t.powerBudget},
 		Shape: client.Shape{Path: t.path, Body: t.body, KeyHeader: t.keyHeader, ChargeID: t.chargeID, ReplayHeader: t.replayHeader}}
 	e.URLs = splitCSV(t.urls)
 	e.Accounts = splitCSV(t.accounts)

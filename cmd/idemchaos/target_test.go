@@ -213,6 +213,7 @@ func TestTargetBadInputExit2(t *testing.T) {
 		{[]string{"--target-url", "http://127.0.0.1:1", "--ledger-url", "postgres://x@127.0.0.1:1/x", "--ledger-query", "q", "--scenario", "missing-key", "--success-status", "404"}, "--success-status"},
 		{[]string{"--target-url", "http://127.0.0.1:1", "--ledger-url", "postgres://x@127.0.0.1:1/x", "--ledger-query", "q", "--scenario", "missing-key", "--target-name", "../x"}, "target name"},
 		{[]string{"--target-url", "http://127.0.0.1:1", "--ledger-url", "postgres://x@127.0.0.1:1/x", "--ledger-query", "q", "--scenario", "missing-key", "--replay-compare", "xml"}, `--replay-compare "xml": want json or bytes`},
+		{[]string{"--target-url", "http://127.0.0.1:1", "--ledger-url", "postgres://x@127.0.0.1:1/x", "--ledger-query", "q", "--scenario", "missing-key", "--power-aim", "-1"}, "power aim -1: want 1 to 100000 overlaps"},
 		{[]string{"--target-url", "http://127.0.0.1:1", "--ledger-url", "postgres://x@127.0.0.1:1/x", "--ledger-query", "q", "--scenario", "missing-key", "--replay-compare", "bytes", "--replay-ignore", "created"}, "--replay-ignore needs the JSON comparison"},
 		{[]string{"--target-url", "http://127.0.0.1:1", "--ledger-url", "postgres://x@127.0.0.1:1/x", "--ledger-query", "q", "--scenario", "missing-key", "--replay-compare", "json", "--replay-ignore", "meta..id"}, "--replay-ignore: field to ignore \"meta..id\": want a dotted path"},
 	}

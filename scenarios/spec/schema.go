@@ -73,10 +73,12 @@ var scenarioNotes = map[string]note{
 	"target.replicas":         {desc: "Target replicas.", min: 1, max: maxReplicas},
 	"target.claim_ttl":        {desc: "How long an in-flight claim lives, at most 1m."},
 	"target.key_ttl":          {desc: "How long a key is kept, at most 24h."},
-	"power": {desc: "Against a user's service, a scenario that releases duplicates together sends rounds until its same-key overlaps reach the target, " +
-		"or its budget is spent (then inconclusive, with the count); the command line's --power-target and --power-budget win."},
-	"power.target": {desc: "Same-key overlaps to reach (0: 299, enough that a race hit by 1 % of them shows with 95 % confidence).", min: 0, max: MaxPowerTarget},
-	"power.budget": {desc: "The longest rounds are sent for, at most 30m (0s: 1m)."},
+	"power": {desc: "Against a user's service, a scenario that releases duplicates together sends rounds until its same-key overlaps reach the aim, " +
+		"or its budget is spent; a pass needs the target (short of it: inconclusive, with the count); the command line's --power-target, --power-aim and --power-budget win."},
+	"power.target": {desc: "Same-key overlaps a pass needs (0: 299, enough that a race hit by 1 % of them shows with 95 % confidence).", min: 0, max: MaxPowerTarget},
+	"power.aim": {desc: "Same-key overlaps the rounds go on to while the budget lasts, at least the target (0: 2995, enough that a race hit by 0.1 % of them shows with 95 % confidence).",
+		min: 0, max: MaxPowerTarget},
+	"power.budget": {desc: "The longest rounds are sent for, at most 30m (0s: 30s)."},
 }
 
 // profileNotes describe the fields of a profile file.

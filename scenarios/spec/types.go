@@ -55,9 +55,11 @@ type Target struct {
 
 // Power is what a scenario that releases duplicates together must reach
 // against a user's service before its pass counts: the same-key overlaps
-// its rounds must put in flight, and the longest it may send rounds for.
+// its rounds must put in flight, those they go on to while the budget
+// lasts, and the longest it may send rounds for.
 type Power struct {
 	Target int      `json:"target" yaml:"target" default:"0"`
+	Aim    int      `json:"aim" yaml:"aim" default:"0"`
 	Budget Duration `json:"budget" yaml:"budget" default:"0s"`
 }
 
@@ -69,6 +71,9 @@ const (
 
 func (p Power) validate() error {
 	if err := intIn("power.target", int64(p.Target), 0, MaxPowerTarget); err != nil {
+		return err
+	}
+	if err := intIn("power.aim", int64(p.Aim), 0, MaxPowerTarget); err != nil {
 		return err
 	}
 	if p.Budget < 0 || p.Budget.D() > MaxPowerBudget {

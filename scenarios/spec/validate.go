@@ -30,7 +30,7 @@ func (s Spec) validatePower() error {
 	if err := s.Power.validate(); err != nil {
 		return err
 	}
-	if (s.Power.Target > 0 || s.Power.Budget > 0) && !s.Races() {
+	if (s.Power.Target > 0 || s.Power.Aim > 0 || s.Power.Budget > 0) && !s.Races() {
 		return fieldErr("power", "needs duplicates released together (traffic.duplicates and traffic.together): only a race is hunted in rounds")
 	}
 	return nil

@@ -113,7 +113,7 @@ func (c *Client) lateFor(id string) func(exchange) {
 func (c *Client) Run(ctx context.Context, plan workload.Plan) []history.Attempt {
 	rec := &recorder{}
 	if len(plan.Ops) == 1 && plan.Ops[0].After < 0 { // on this goroutine: nothing to wait for
-		if op := plan.Ops[0]; sleep(ctx, op.Delay) {
+		if op := plan.Ops[0]; sleep(ctx, op.Delay+op.Lag) {
 			c.runOp(ctx, op, rec)
 		}
 		return rec.sorted()
@@ -132,7 +132,7 @@ func (c *Client) Run(ctx context.Context, plan workload.Plan) []history.Attempt 
 			if op.After >= 0 && !wait(ctx, done[op.After]) {
 				return
 			}
-			if !sleep(ctx, op.Delay) || !gates.pass(ctx, op.Group) {
+			if !sleep(ctx, op.Delay) || !gates.pass(ctx, op.Group) || !sleep(ctx, op.Lag) {
 				return
 			}
 			c.runOp(ctx, op, rec)

@@ -125,15 +125,7 @@ func TestBarrierReleasesGroupTogether(t *testing.T) {
 		last    = (k - 1) * stagger // when the last op of the group arrives
 		loner   = k                 // id of the op outside the group
 	)
-	var mu sync.Mutex
-	arrived := map[string]time.Duration{} // attempt id -> arrival since t0
-	var t0 time.Time
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		arrived[r.Header.Get(api.HeaderAttempt)] = time.Since(t0)
-		mu.Unlock()
-		w.WriteHeader(http.StatusCreated)
-	}))
+	arrived, srv := newArrivals()
 	defer srv.Close()
 	var plan workload.Plan
 	for i := 0; i < k; i++ {
@@ -144,32 +136,94 @@ func TestBarrierReleasesGroupTogether(t *testing.T) {
 		Group: -1, After: -1, MaxTries: 1})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	t0 = time.Now()
+	arrived.start()
 	client.New(client.Config{Routes: routesTo(srv.URL)}).Run(ctx, plan)
 	if ctx.Err() != nil {
 		t.Fatalf("run did not finish within 10s: %v", ctx.Err())
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	arrived.mu.Lock()
+	defer arrived.mu.Unlock()
 	first, lastSeen := time.Duration(1<<62), time.Duration(0)
 	for i := 0; i < k; i++ {
-		at, ok := arrived[client.AttemptID(i, 1)]
+		at, ok := arrived.at[client.AttemptID(i, 1)]
 		if !ok {
-			t.Fatalf("op %d never reached the server; arrivals %v", i, arrived)
+			t.Fatalf("op %d never reached the server; arrivals %v", i, arrived.at)
 		}
 		first, lastSeen = min(first, at), max(lastSeen, at)
 	}
 	if first < last {
 		t.Errorf("first op of the group reached the server at %v, before the last one reached the barrier (%v); arrivals %v",
-			first, last, arrived)
+			first, last, arrived.at)
 	}
 	if spread := lastSeen - first; spread > last/2 {
 		t.Errorf("group reached the server over %v (%v..%v); want it released at once (spread well under %v); arrivals %v",
-			spread, first, lastSeen, last, arrived)
+			spread, first, lastSeen, last, arrived.at)
 	}
-	if at, ok := arrived[client.AttemptID(loner, 1)]; !ok || at >= last {
+	if at, ok := arrived.at[client.AttemptID(loner, 1)]; !ok || at >= last {
 		t.Errorf("op %d outside the group reached the server at %v (seen %v); want it not held by the barrier", loner, at, ok)
 	}
+}
+
+// TestLagSendsAfterTheBarrier: an op's lag starts when its barrier
+// releases the group (here once its late member arrives), not when the op
+// does: it reaches the server no sooner than the late member's delay plus
+// the lag, while the group's other ops go at the release.
+func TestLagSendsAfterTheBarrier(t *testing.T) {
+	const (
+		late = 60 * time.Millisecond // when the group's last op arrives at the barrier
+		lag  = 90 * time.Millisecond
+	)
+	arrived, srv := newArrivals()
+	defer srv.Close()
+	op := workload.Op{Key: "k", Account: "a", Amount: 1, Currency: "EUR", Group: 0, After: -1, MaxTries: 1}
+	first, lagged, slow := op, op, op
+	lagged.ID, lagged.Lag = 1, lag
+	slow.ID, slow.Delay = 2, late
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	arrived.start()
+	client.New(client.Config{Routes: routesTo(srv.URL)}).Run(ctx, workload.Plan{Ops: []workload.Op{first, lagged, slow}})
+	alone := op
+	alone.Group, alone.ID, alone.Key = -1, 3, "alone"
+	alone.Lag = lag
+	start := time.Since(arrived.t0)
+	client.New(client.Config{Routes: routesTo(srv.URL)}).Run(ctx, workload.Plan{Ops: []workload.Op{alone}})
+	arrived.mu.Lock()
+	defer arrived.mu.Unlock()
+	if at := arrived.at[client.AttemptID(1, 1)]; at < late+lag {
+		t.Errorf("the lagged op reached the server at %v; want no sooner than the release (%v) plus its lag (%v); arrivals %v", at, late, lag, arrived.at)
+	}
+	if at := arrived.at[client.AttemptID(0, 1)]; at < late {
+		t.Errorf("op 0 reached the server at %v, before its group was released (%v)", at, late)
+	}
+	if at := arrived.at[client.AttemptID(3, 1)]; at < start+lag {
+		t.Errorf("an op alone reached the server %v after its run started; want its lag (%v) first", at-start, lag)
+	}
+}
+
+// arrivals records when each attempt reached its server, since start.
+type arrivals struct {
+	mu sync.Mutex
+	t0 time.Time
+	at map[string]time.Duration // attempt id -> arrival since t0
+}
+
+// newArrivals is a server that answers 201 and records every arrival.
+func newArrivals() (*arrivals, *httptest.Server) {
+	a := &arrivals{at: map[string]time.Duration{}}
+	return a, httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a.mu.Lock()
+		a.at[r.Header.Get(api.HeaderAttempt)] = time.Since(a.t0)
+		a.mu.Unlock()
+		w.WriteHeader(http.StatusCreated)
+	}))
+}
+
+// start sets the time arrivals are counted from.
+func (a *arrivals) start() {
+	a.mu.Lock()
+	a.t0 = time.Now()
+	a.mu.Unlock()
 }
 
 func TestAfterOrdersOps(t *testing.T) {

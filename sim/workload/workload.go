@@ -63,6 +63,9 @@ type Op struct {
 	After int `json:"after"`
 	// Delay waits this long (after After, before the barrier) to start.
 	Delay time.Duration `json:"delay_ns,omitempty"`
+	// Lag waits this long after the barrier released the op's group: a
+	// duplicate sent into its first request rather than with it.
+	Lag time.Duration `json:"lag_ns,omitempty"`
 	// MaxTries bounds the tries; Tries plans the first ones.
 	MaxTries int   `json:"max_tries"`
 	Tries    []Try `json:"tries,omitempty"`
@@ -172,6 +175,8 @@ func (p Plan) Validate() error {
 			return fmt.Errorf("op %d waits for a later op %d", i, o.After)
 		case o.Delay < 0 || o.Delay > time.Minute:
 			return fmt.Errorf("op %d: delay %s not in 0..1m", i, o.Delay)
+		case o.Lag < 0 || o.Lag > time.Minute:
+			return fmt.Errorf("op %d: lag %s not in 0..1m", i, o.Lag)
 		}
 		ids[o.ID] = true
 	}

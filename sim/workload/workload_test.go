@@ -62,6 +62,8 @@ func TestValidate(t *testing.T) {
 		"empty":       {},
 		"same id":     {Ops: []workload.Op{{ID: 0, MaxTries: 1, After: -1}, {ID: 0, MaxTries: 1, After: -1}}},
 		"long delay":  {Ops: []workload.Op{{ID: 0, MaxTries: 1, After: -1, Delay: time.Hour}}},
+		"long lag":    {Ops: []workload.Op{{ID: 0, MaxTries: 1, After: -1, Lag: time.Hour}}},
+		"lag < 0":     {Ops: []workload.Op{{ID: 0, MaxTries: 1, After: -1, Lag: -1}}},
 		"no tries":    {Ops: []workload.Op{{ID: 0, MaxTries: 0, After: -1}}},
 		"waits ahead": {Ops: []workload.Op{{ID: 0, MaxTries: 1, After: 0}}},
 	}

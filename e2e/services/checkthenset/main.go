@@ -5,12 +5,17 @@
 // under the key; if it is in progress, 409; if it is done, replay it. The
 // look-up and the mark are two commands: two requests of one key that
 // both look before either marks both charge. The window is well under a
-// millisecond, so most runs never see it.
+// millisecond. Duplicates sent together reach it together, unless the
+// middlewares in front of it (authentication, rate limits, logging: the
+// --middleware span, none by default) spread them apart: then few pairs
+// of them meet in it.
 package main
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"net/http"
 	"time"
 
@@ -22,9 +27,9 @@ import (
 )
 
 type service struct {
-	db       *pgxpool.Pool
-	rdb      *redis.Client
-	provider *shop.Provider
+	db                   *pgxpool.Pool
+	rdb                  *redis.Client
+	middleware, provider *shop.Provider
 }
 
 // entry is a key's record in Redis.
@@ -36,7 +41,14 @@ type entry struct {
 }
 
 func main() {
-	f := shop.ParseFlags("checkthenset", "150ms-400ms")
+	middleware := "0s-0s"
+	f := shop.ParseFlags("checkthenset", "150ms-400ms", func(fs *flag.FlagSet) {
+		fs.StringVar(&middleware, "middleware", middleware, "how long the middlewares in front of the idempotency layer take: MIN-MAX")
+	})
+	before, beforeMax, ok := shop.ParseSpan(middleware)
+	if !ok {
+		shop.Fail("checkthenset", errors.New("want --middleware MIN-MAX"))
+	}
 	db, err := shop.Open(context.Background(), f.DSN, "text")
 	if err != nil {
 		shop.Fail("checkthenset", err)
@@ -48,7 +60,7 @@ func main() {
 	}
 	rdb := redis.NewClient(opt)
 	defer rdb.Close()
-	s := &service{db: db, rdb: rdb, provider: shop.NewProvider(f)}
+	s := &service{db: db, rdb: rdb, middleware: shop.NewWait(before, beforeMax), provider: shop.NewProvider(f)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/charges", s.charge)
 	shop.Serve("checkthenset", mux)
@@ -56,6 +68,9 @@ func main() {
 
 func (s *service) charge(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
+	if s.middleware.Call(ctx) != nil {
+		return // the client hung up
+	}
 	key := r.Header.Get("Idempotency-Key")
 	if key == "" {
 		shop.Error(w, http.StatusBadRequest, "missing_key", "Idempotency-Key is required")

@@ -56,25 +56,34 @@ type Flags struct {
 	Failpoints bool
 }
 
-// ParseFlags reads the flags (provider: the default --provider); the
-// program exits 2 on bad ones.
-func ParseFlags(name, provider string) Flags {
+// ParseFlags reads the flags (provider: the default --provider; more: a
+// service's own); the program exits 2 on bad ones.
+func ParseFlags(name, provider string, more ...func(*flag.FlagSet)) Flags {
 	var f Flags
 	fs := flag.NewFlagSet(name, flag.ExitOnError)
 	fs.StringVar(&f.DSN, "dsn", "", "the payments database (postgres://...)")
 	fs.StringVar(&f.Redis, "redis", "", "the Redis for the idempotency claims (redis://...), where the service uses one")
 	fs.StringVar(&f.Provider, "provider", provider, "how long the payment provider takes: MIN-MAX")
 	fs.BoolVar(&f.Failpoints, "failpoints", false, "speak idemchaos's failpoint protocol (tests only; never in production)")
+	for _, m := range more {
+		m(fs)
+	}
 	_ = fs.Parse(os.Args[1:])
-	lo, hi, _ := strings.Cut(f.Provider, "-")
-	var err1, err2 error
-	f.Min, err1 = time.ParseDuration(lo)
-	f.Max, err2 = time.ParseDuration(hi)
-	if f.DSN == "" || err1 != nil || err2 != nil || f.Min <= 0 || f.Max < f.Min {
+	var ok bool
+	f.Min, f.Max, ok = ParseSpan(f.Provider)
+	if f.DSN == "" || !ok || f.Min <= 0 {
 		fmt.Fprintf(os.Stderr, "%s: want --dsn and --provider MIN-MAX\n", name)
 		os.Exit(2)
 	}
 	return f
+}
+
+// ParseSpan reads a span "MIN-MAX" of durations, 0 <= MIN <= MAX.
+func ParseSpan(s string) (lo, hi time.Duration, ok bool) {
+	a, b, _ := strings.Cut(s, "-")
+	lo, err1 := time.ParseDuration(a)
+	hi, err2 := time.ParseDuration(b)
+	return lo, hi, err1 == nil && err2 == nil && lo >= 0 && hi >= lo
 }
 
 // Open connects to the database and creates the tables.
@@ -141,8 +150,9 @@ func Error(w http.ResponseWriter, status int, code, msg string) {
 	Write(w, status, b, false)
 }
 
-// Provider is the payment provider: each call takes between Min and Max,
-// and gives up when ctx does.
+// Provider is the payment provider, or any other step a request waits
+// for: each call takes between its min and max, and gives up when ctx
+// does.
 type Provider struct {
 	mu       sync.Mutex
 	rng      *rand.Rand
@@ -150,11 +160,14 @@ type Provider struct {
 }
 
 // NewProvider is the provider of f.
-func NewProvider(f Flags) *Provider {
-	return &Provider{rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7)), min: f.Min, max: f.Max}
+func NewProvider(f Flags) *Provider { return NewWait(f.Min, f.Max) }
+
+// NewWait is a step that takes between min and max.
+func NewWait(min, max time.Duration) *Provider {
+	return &Provider{rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7)), min: min, max: max}
 }
 
-// Call charges the card at the provider.
+// Call charges the card at the provider (or takes the step).
 func (p *Provider) Call(ctx context.Context) error {
 	p.mu.Lock()
 	d := p.min + time.Duration(p.rng.Int64N(int64(p.max-p.min)+1))
