@@ -36,6 +36,14 @@ import (
 // (the long form, make test-services-long: 20), else 2.
 func serviceSeeds(t *testing.T) int { return envCount(t, "IDEMCHAOS_SERVICE_SEEDS", 2) }
 
+// atFloor stops a race-hunting scenario at its power floor: for the tests
+// about something else than a race, which a hunt to the power aim only
+// slows (TestPowerCatchesCheckThenSet, in e2e/services, hunts with the
+// defaults).
+func atFloor(more ...string) []string {
+	return append([]string{"--power-aim", strconv.Itoa(scenarios.DefaultPowerTarget)}, more...)
+}
+
 // paysvcQuery is the ledger query paysvc prints.
 const paysvcQuery = "SELECT idempotency_key, account, amount, id, attempt_id FROM charges"
 
@@ -231,14 +239,14 @@ func TestServiceRerenderedReplays(t *testing.T) {
 	seeds := serviceSeeds(t)
 	p := startPaysvc(t, "--mistake", "rerender")
 	const scs = "dropped-response,concurrent-duplicates"
-	r := p.judge(t, "rerender, as JSON", exitViolated, scs, seeds)
+	r := p.judge(t, "rerender, as JSON", exitViolated, scs, seeds, atFloor()...)
 	r.expect(t, "dropped-response", "fail", "replay_mismatch")
 	r.expect(t, "concurrent-duplicates", "fail", "replay_mismatch")
 	if !strings.Contains(r.stdout, "field created differs") {
 		t.Errorf("no evidence naming the created field:\n%s", r.stdout)
 	}
 
-	r = p.judge(t, "rerender, as JSON without created", exitPass, scs, seeds, "--replay-ignore", "created")
+	r = p.judge(t, "rerender, as JSON without created", exitPass, scs, seeds, atFloor("--replay-ignore", "created")...)
 	r.expect(t, "dropped-response", "pass", "")
 	r.expect(t, "concurrent-duplicates", "pass", "")
 }
@@ -252,7 +260,7 @@ func TestServiceHeldDuplicates(t *testing.T) {
 	t.Parallel()
 	seeds := serviceSeeds(t)
 	p := startPaysvc(t, "--mistake", "wait", "--charge-time", "300ms")
-	r := p.judge(t, "wait under ietf", exitViolated, "concurrent-duplicates", seeds)
+	r := p.judge(t, "wait under ietf", exitViolated, "concurrent-duplicates", seeds, atFloor()...)
 	r.expect(t, "concurrent-duplicates", "fail", "held_duplicate")
 	if !strings.Contains(r.stdout, "(the client's timings)") {
 		t.Errorf("the evidence does not say it was judged on the client's timings:\n%s", r.stdout)
@@ -262,7 +270,7 @@ func TestServiceHeldDuplicates(t *testing.T) {
 	if err := os.WriteFile(profile, []byte("name: waits-by-design\nin_flight: wait\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r = p.judge(t, "wait under in_flight: wait", exitPass, "concurrent-duplicates", seeds, "--profile", profile)
+	r = p.judge(t, "wait under in_flight: wait", exitPass, "concurrent-duplicates", seeds, atFloor("--profile", profile)...)
 	r.expect(t, "concurrent-duplicates", "pass", "")
 }
 
@@ -364,7 +372,7 @@ func TestServiceCorrectAndSlow(t *testing.T) {
 	t.Parallel()
 	seeds := serviceSeeds(t)
 	p := startPaysvc(t, "--mistake", "none", "--charge-time", "300ms")
-	r := p.judge(t, "correct and slow", exitPass, "", seeds)
+	r := p.judge(t, "correct and slow", exitPass, "", seeds, atFloor()...)
 	ran := map[string]bool{}
 	for _, c := range r.doc.Results {
 		ran[c.Scenario] = true
@@ -426,7 +434,7 @@ func TestServiceShortClaim(t *testing.T) {
 	seeds := serviceSeeds(t)
 	p := startPaysvc(t, "--mistake", "short-claim", "--charge-time", "600ms", "--claim-ttl", "250ms")
 	r := p.judge(t, "short-claim", exitViolated, strings.Join(lockExpiryCatchers, ","), seeds,
-		"--claim-timeout", "250ms", "--settle", "3s")
+		atFloor("--claim-timeout", "250ms", "--settle", "3s")...)
 	for _, name := range lockExpiryCatchers {
 		expectLockExpiryCaught(t, r, name)
 	}

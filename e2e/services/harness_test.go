@@ -20,9 +20,17 @@ import (
 
 	"github.com/idemchaos/idemchaos/e2e/services/internal/shop"
 	"github.com/idemchaos/idemchaos/results"
+	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/check"
 	"github.com/idemchaos/idemchaos/targets/provision"
 )
+
+// atFloor stops a race-hunting scenario at its power floor: for the tests
+// about something else than a race, which a hunt to the power aim only
+// slows (power_test.go hunts with the defaults).
+func atFloor(more ...string) []string {
+	return append([]string{"--power-aim", strconv.Itoa(scenarios.DefaultPowerTarget)}, more...)
+}
 
 // seeds is how many seeds each judged run covers.
 func seeds(t *testing.T) int {

@@ -23,7 +23,7 @@ func TestAccountLockPasses(t *testing.T) {
 	t.Parallel()
 	s := start(t, "accountlock")
 	scs := []string{"client-timeout-retry", "concurrent-duplicates", "dropped-response", "payload-mismatch", "missing-key"}
-	v := s.judge(t, strings.Join(scs, ","), seeds(t))
+	v := s.judge(t, strings.Join(scs, ","), seeds(t), atFloor()...)
 	if v.code != exitPass {
 		t.Errorf("exit %d, want %d\n%s", v.code, exitPass, v.stderr)
 	}
@@ -58,7 +58,7 @@ func TestJSONBStorePassesAsJSON(t *testing.T) {
 	t.Parallel()
 	s := start(t, "jsonbstore")
 	n := seeds(t)
-	v := s.judge(t, "dropped-response,payload-mismatch,concurrent-duplicates", n)
+	v := s.judge(t, "dropped-response,payload-mismatch,concurrent-duplicates", n, atFloor()...)
 	if v.code != exitPass {
 		t.Errorf("exit %d, want %d\n%s", v.code, exitPass, v.stderr)
 	}
@@ -79,7 +79,7 @@ func TestJSONBStorePassesAsJSON(t *testing.T) {
 	// byte for byte, on a scenario where every key's first answer is seen
 	// (after a dropped response the client may see only replays, all
 	// rendered by Postgres alike)
-	v = s.judge(t, "concurrent-duplicates", n, "--replay-compare", "bytes")
+	v = s.judge(t, "concurrent-duplicates", n, atFloor("--replay-compare", "bytes")...)
 	if v.code != exitViolated {
 		t.Errorf("byte for byte: exit %d, want %d\n%s", v.code, exitViolated, v.stderr)
 	}
@@ -94,7 +94,7 @@ func TestJSONBStorePassesAsJSON(t *testing.T) {
 func TestCheckThenSetCaught(t *testing.T) {
 	t.Parallel()
 	s := start(t, "checkthenset")
-	v := s.judge(t, "concurrent-duplicates", seeds(t))
+	v := s.judge(t, "concurrent-duplicates", seeds(t), atFloor()...)
 	if v.code != exitViolated {
 		t.Errorf("exit %d, want %d\n%s", v.code, exitViolated, v.stderr)
 	}
@@ -110,7 +110,7 @@ func TestHoldsCaught(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"mutexhold", "inserthold", "accounthold"} {
 		s := start(t, name)
-		v := s.judge(t, "concurrent-duplicates", seeds(t))
+		v := s.judge(t, "concurrent-duplicates", seeds(t), atFloor()...)
 		if v.code != exitViolated {
 			t.Errorf("%s: exit %d, want %d\n%s", name, v.code, exitViolated, v.stderr)
 		}
@@ -133,7 +133,7 @@ func TestMariaDBNowaitPasses(t *testing.T) {
 	t.Parallel()
 	s := startMySQL(t, "mariadbnowait")
 	scs := []string{"client-timeout-retry", "concurrent-duplicates", "dropped-response", "payload-mismatch"}
-	v := s.judge(t, strings.Join(scs, ","), seeds(t))
+	v := s.judge(t, strings.Join(scs, ","), seeds(t), atFloor()...)
 	if v.code != exitPass {
 		t.Errorf("exit %d, want %d\n%s", v.code, exitPass, v.stderr)
 	}
@@ -162,7 +162,7 @@ func TestMariaDBNowaitPasses(t *testing.T) {
 func TestMariaDBSnapshotCaught(t *testing.T) {
 	t.Parallel()
 	s := startMySQL(t, "mariadbsnapshot")
-	v := s.judge(t, "concurrent-duplicates", seeds(t))
+	v := s.judge(t, "concurrent-duplicates", seeds(t), atFloor()...)
 	if v.code != exitViolated {
 		t.Errorf("exit %d, want %d\n%s", v.code, exitViolated, v.stderr)
 	}
@@ -183,7 +183,7 @@ func TestMariaDBSnapshotCaught(t *testing.T) {
 func TestMariaDBGapLockCaught(t *testing.T) {
 	t.Parallel()
 	s := startMySQL(t, "mariadbgaplock", "--failpoints")
-	v := s.judge(t, "concurrent-duplicates,forced-race", seeds(t), "--failpoints")
+	v := s.judge(t, "concurrent-duplicates,forced-race", seeds(t), atFloor("--failpoints")...)
 	if v.code != exitViolated {
 		t.Errorf("exit %d, want %d\n%s", v.code, exitViolated, v.stderr)
 	}

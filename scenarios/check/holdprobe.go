@@ -73,10 +73,20 @@ func (c *checker) holdProbe(key string, atts []*history.Attempt) {
 		p.outcome = pairFirstFailed
 	case b.Status == c.inFlight:
 		p.outcome = pairRefused
-	case b.Outcome == history.Acked && b.ChargeID == a.ChargeID && b.Return >= a.Return-holdSlack && b.Return-b.Call >= holdMin:
+	case b.Outcome == history.Acked && b.ChargeID == a.ChargeID && b.Return-b.Call >= holdMin && releasedBy(a, b):
 		p.outcome = pairHeld
 	}
 	c.pairs = append(c.pairs, p)
+}
+
+// releasedBy reports whether dup's answer came as first's did: within
+// holdSlack plus a quarter of dup's wait of it, before or after, as the
+// held-duplicate rule asks. An answer much later was slowed by something
+// else (a duplicate that reached the service's key check only after the
+// first had finished, and replayed at once).
+func releasedBy(first, dup *history.Attempt) bool {
+	d, slack := dup.Return-first.Return, holdSlack+(dup.Return-dup.Call)/4
+	return d <= slack && -d <= holdSlack
 }
 
 // judgeHoldProbes counts the pairs and reports the held duplicates: each

@@ -57,6 +57,8 @@ func TestHoldProbes(t *testing.T) {
 			p[0].Return, p[1].Call, p[1].Return = ms(12), ms(130), ms(140)
 			return p
 		}()), 0, HoldProbes{Pairs: 1, Undecided: 1, Early: 1, FirstSlowest: ms(12)}},
+		{"answered long after the first: slowed by something else", holdInput(api.IETF, holdPair(0, keyA, "ch_1", 0,
+			acked(201, "ch_1", "B"), returned(700), replayed())), 0, HoldProbes{Pairs: 1, Undecided: 1, FirstSlowest: ms(400)}},
 		{"a duplicate answered 503 while the first was in flight", holdInput(api.IETF, holdPair(0, keyA, "ch_1", 0,
 			failed(503), returned(300))), 0, HoldProbes{Pairs: 1, Failed: 1}},
 		{"a first request answered 503 while its duplicate was in flight", func() Input {
