@@ -79,8 +79,10 @@ type Link struct {
 	// mu serialises the calls on proxy: the Toxiproxy client writes the
 	// proxy's state back into it on every call, and a request's fault may
 	// heal while the run heals every link after its traffic.
-	mu    sync.Mutex
-	proxy *toxiclient.Proxy
+	mu       sync.Mutex
+	proxy    *toxiclient.Proxy
+	upstream string // what the proxy forwards to when the link is whole
+	sink     *sink  // where Divert sends it; nil until then
 }
 
 // Link creates a proxy named name, listening on a free loopback port, in
@@ -90,32 +92,42 @@ func (t *Toxiproxy) Link(name, upstream string) (*Link, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create proxy %s: %w", name, err)
 	}
-	return &Link{Name: name, Listen: p.Listen, proxy: p}, nil
+	return &Link{Name: name, Listen: p.Listen, proxy: p, upstream: upstream}, nil
 }
 
 // Existing takes hold of a proxy someone else made (a user routes their
 // service's store traffic through it). Closing the link heals it and leaves
-// it in place.
+// it in place. A proxy an earlier run left diverted (killed while a link
+// was cut) is healed at once, back in front of its own upstream.
 func (t *Toxiproxy) Existing(name string) (*Link, error) {
 	p, err := t.client.Proxy(name)
 	if err != nil {
 		return nil, fmt.Errorf("toxiproxy at %s has no proxy %q: %w", t.URL, name, err)
 	}
-	return &Link{Name: name, Listen: p.Listen, proxy: p, shared: true}, nil
+	l := &Link{Name: name, Listen: p.Listen, proxy: p, upstream: p.Upstream, shared: true}
+	left, ok := divertedFrom(p.ActiveToxics)
+	if !ok {
+		return l, nil
+	}
+	l.upstream = left
+	if err := l.Heal(); err != nil {
+		return nil, fmt.Errorf("proxy %q was left diverted by an earlier run: %w", name, err)
+	}
+	return l, nil
 }
 
 // Close deletes the proxy, closing its connections; a shared proxy is only
-// healed.
+// healed. Either way its sink closes.
 func (l *Link) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	var err error
 	if l.shared {
-		return l.heal()
+		err = l.heal()
+	} else if err = l.proxy.Delete(); err != nil {
+		err = fmt.Errorf("delete proxy %s: %w", l.Name, err)
 	}
-	if err := l.proxy.Delete(); err != nil {
-		return fmt.Errorf("delete proxy %s: %w", l.Name, err)
-	}
-	return nil
+	return errors.Join(err, l.sink.close())
 }
 
 // Toxic names a fault kind.
@@ -196,7 +208,8 @@ func (l *Link) Cut() error {
 	return nil
 }
 
-// Heal removes every toxic and brings the link back up.
+// Heal removes every toxic and brings the link back up, in front of its
+// own upstream.
 func (l *Link) Heal() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -204,6 +217,7 @@ func (l *Link) Heal() error {
 }
 
 func (l *Link) heal() error {
+	l.proxy.Upstream = l.upstream
 	if err := l.proxy.Enable(); err != nil {
 		return fmt.Errorf("heal %s: %w", l.Name, err)
 	}
