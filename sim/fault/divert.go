@@ -3,33 +3,35 @@ package fault
 import (
 	"encoding/base64"
 	"fmt"
-	toxiclient "github.com/Shopify/toxiproxy/v2/client"
 	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	toxiclient "github.com/Shopify/toxiproxy/v2/client"
 )
 
 // Divert cuts the link as Cut does (its open connections close, its store
 // is out of reach), but the proxy keeps listening: its upstream becomes a
-// sink of the harness's, on loopback, which takes each connection made
-// while the link is cut, counts it and the first bytes its client sends,
-// and resets it. Diverted then tells whether anything used the link while
-// it was cut, which a disabled proxy (a closed listener) cannot. Heal
-// restores the upstream. The Toxiproxy must reach the harness's loopback
-// (the embedded one, or one on the same host); one that cannot still cuts
-// (its dial to the sink fails, and it closes the connection), but the sink
-// counts nothing.
+// sink of the harness's, which takes each connection made while the link
+// is cut, counts it and the first bytes its client sends, and resets it.
+// Diverted then tells whether anything used the link while it was cut,
+// which a disabled proxy (a closed listener) cannot. Heal restores the
+// upstream. The sink listens on the harness's own address on its route to
+// the Toxiproxy (loopback for the embedded one or one on the same host;
+// the harness's container address for one in another container); a
+// Toxiproxy that cannot dial it still cuts (its dial fails, it closes the
+// connection), but the sink counts nothing.
 //
-// A marker toxic that does nothing (a noop that never fires) carries the upstream while
-// the link is diverted, so a run killed then leaves a proxy that Existing
-// heals.
+// A marker toxic that does nothing (a noop that never fires) carries the
+// upstream while the link is diverted, so a run killed then leaves a proxy
+// that Existing heals.
 func (l *Link) Divert() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.sink == nil {
-		s, err := openSink()
+		s, err := openSink(l.back)
 		if err != nil {
 			return err
 		}
@@ -93,9 +95,9 @@ func (s Seen) Since(before Seen) Seen {
 // than a refused dial's.
 const sinkRead = 50 * time.Millisecond
 
-// sink stands in for a diverted link's upstream: a listener on loopback
-// that counts each connection and the first bytes its client sends, then
-// resets it.
+// sink stands in for a diverted link's upstream: a listener, on the
+// harness's address as the Toxiproxy reaches it, that counts each
+// connection and the first bytes its client sends, then resets it.
 type sink struct {
 	ln    net.Listener
 	conns atomic.Int64
@@ -103,8 +105,8 @@ type sink struct {
 	wg    sync.WaitGroup
 }
 
-func openSink() (*sink, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+func openSink(host string) (*sink, error) {
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
 		return nil, fmt.Errorf("sink: %w", err)
 	}

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"sync"
 	"time"
 
@@ -32,8 +33,11 @@ import (
 type Toxiproxy struct {
 	URL    string
 	client *toxiclient.Client
-	srv    *toxiproxy.ApiServer // nil when external
-	api    *http.Server         // nil when external
+	// back is the harness's own address as this Toxiproxy reaches it:
+	// where a diverted link's sink listens (Divert).
+	back string
+	srv  *toxiproxy.ApiServer // nil when external
+	api  *http.Server         // nil when external
 }
 
 // Embedded starts an in-process Toxiproxy whose API listens on a free
@@ -47,7 +51,7 @@ func Embedded() (*Toxiproxy, error) {
 	api := &http.Server{Handler: srv.Routes(), ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = api.Serve(ln) }()
 	url := "http://" + ln.Addr().String()
-	return &Toxiproxy{URL: url, client: toxiclient.NewClient(url), srv: srv, api: api}, nil
+	return &Toxiproxy{URL: url, client: toxiclient.NewClient(url), back: "127.0.0.1", srv: srv, api: api}, nil
 }
 
 // External connects to a running Toxiproxy API at url and checks it answers.
@@ -56,7 +60,39 @@ func External(url string) (*Toxiproxy, error) {
 	if _, err := t.client.Version(); err != nil {
 		return nil, fmt.Errorf("toxiproxy at %s does not answer: %w", url, err)
 	}
+	var err error
+	if t.back, err = reachBack(url); err != nil {
+		return nil, fmt.Errorf("toxiproxy at %s: %w", url, err)
+	}
 	return t, nil
+}
+
+// reachBack is the harness's own address on its route to the Toxiproxy
+// API at url: loopback for a Toxiproxy on loopback, the harness's
+// container or pod address for one in another container. A sink there is
+// where that Toxiproxy can dial it.
+func reachBack(url string) (string, error) {
+	u, err := neturl.Parse(url)
+	if err != nil || u.Host == "" {
+		u, err = neturl.Parse("http://" + url)
+	}
+	if err != nil {
+		return "", err
+	}
+	host := u.Host
+	switch {
+	case u.Port() != "":
+	case u.Scheme == "https":
+		host = net.JoinHostPort(u.Hostname(), "443")
+	default:
+		host = net.JoinHostPort(u.Hostname(), "80")
+	}
+	c, err := net.DialTimeout("tcp", host, 5*time.Second)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	return c.LocalAddr().(*net.TCPAddr).IP.String(), nil
 }
 
 // Close stops an embedded Toxiproxy and every proxy it holds. For an external
@@ -83,6 +119,7 @@ type Link struct {
 	proxy    *toxiclient.Proxy
 	upstream string // what the proxy forwards to when the link is whole
 	sink     *sink  // where Divert sends it; nil until then
+	back     string // the harness's address as the Toxiproxy reaches it
 }
 
 // Link creates a proxy named name, listening on a free loopback port, in
@@ -92,7 +129,7 @@ func (t *Toxiproxy) Link(name, upstream string) (*Link, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create proxy %s: %w", name, err)
 	}
-	return &Link{Name: name, Listen: p.Listen, proxy: p, upstream: upstream}, nil
+	return &Link{Name: name, Listen: p.Listen, proxy: p, upstream: upstream, back: t.back}, nil
 }
 
 // Existing takes hold of a proxy someone else made (a user routes their
@@ -104,7 +141,7 @@ func (t *Toxiproxy) Existing(name string) (*Link, error) {
 	if err != nil {
 		return nil, fmt.Errorf("toxiproxy at %s has no proxy %q: %w", t.URL, name, err)
 	}
-	l := &Link{Name: name, Listen: p.Listen, proxy: p, upstream: p.Upstream, shared: true}
+	l := &Link{Name: name, Listen: p.Listen, proxy: p, upstream: p.Upstream, back: t.back, shared: true}
 	left, ok := divertedFrom(p.ActiveToxics)
 	if !ok {
 		return l, nil
