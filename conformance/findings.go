@@ -56,6 +56,8 @@ var Findings = []Finding{
 			Steps:    "onRequest for key K; the business logic fails on a database error (503); onResponse({error, additional: {statusCode: 503}}) as the Readme shows; the client retries K.",
 			Expected: "the retry runs again (a 5xx is never replayed, IETF draft), or the library offers a way to release the claim.",
 			Actual:   "every retry gets the stored 503 for 24 h; the alternative, not calling onResponse, leaves the key IN_PROGRESS (409) for 24 h: the StorageAdapter has no delete."}},
+	{Targets: []string{"node-idempotency-redis"}, Scenarios: []string{"redis-fault-after-commit"}, Anomaly: check.StuckKey,
+		Text: "when Redis is out of reach as the charge's answer is stored, onResponse fails with the adapter's SET (`packages/core/src/idempotency.ts: Idempotency.onResponse`; `packages/storage-adapter-redis/src/adapter-redis.ts: RedisStorageAdapter.set`) and nothing can release the claim (`packages/storage/src/storage.ts: StorageAdapter` has no delete): the key stays IN_PROGRESS for cacheTTLMS, and every retry of the charge that went through gets 409."},
 	{Targets: nodeIdem, Scenarios: []string{"payload-mismatch"}, Anomaly: check.StatusContract,
 		Text: "a reused key with another body gets 422, the IETF status, where the stripe profile expects 400 (`packages/shared/src/http.ts: idempotency2HttpCodeMap`); documented."},
 	{Targets: powertools, Scenarios: []string{"payload-mismatch"}, Anomaly: check.MismatchExecuted,

@@ -16,6 +16,7 @@ import (
 type links struct {
 	pg, redis *fault.Link
 	repl      *cellReplication // nil off the replicated Postgres
+	cuts      *cutLog          // a user's service's: its cuts diverted and recorded; nil: disabled
 }
 
 // carries reports whether an action can be carried: a delay always, a link
@@ -68,11 +69,21 @@ func (l links) action(in api.Injection) failpoint.Action {
 	case api.PGLatency:
 		return linkFault(l.pg, func(l *fault.Link) error { return l.Inject(fault.Latency, in.Arg) })
 	case api.RedisCut:
-		return linkFault(l.redis, (*fault.Link).Cut)
+		return l.cut(l.redis, in.Action)
 	case api.PGDropReply:
 		return linkFault(l.pg, func(l *fault.Link) error { return l.Inject(fault.LoseReplies, 0) })
 	}
-	return linkFault(l.pg, (*fault.Link).Cut)
+	return l.cut(l.pg, in.Action)
+}
+
+// cut takes link down for the request that fires it: disabled on a
+// built-in target (its links are its own code's), diverted and recorded on
+// a user's service (cutLog).
+func (l links) cut(link *fault.Link, a api.Action) failpoint.Action {
+	if l.cuts == nil {
+		return linkFault(link, (*fault.Link).Cut)
+	}
+	return func(_ context.Context, h failpoint.Hit) func() { return l.cuts.cut(link, a, h.AttemptID) }
 }
 
 func linkFault(l *fault.Link, apply func(*fault.Link) error) failpoint.Action {

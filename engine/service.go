@@ -188,10 +188,11 @@ func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	t0 := time.Now()
 	since := func() time.Duration { return time.Since(t0) }
 	var injected atomic.Int64
+	cuts := &cutLog{}
 	cfg := client.Config{Routes: fr.route, Seed: c.Seed, Since: since, Policy: c.ClientPolicy(sc), Shape: r.target.Shape}
 	var fp *serviceFailpoints
 	if r.target.Failpoints { // the service fires the faults at its points
-		if fp, err = r.armFailpoints(sc, withOps(plan, hold.Ops), since); err != nil {
+		if fp, err = r.armFailpoints(sc, withOps(plan, hold.Ops), since, cuts); err != nil {
 			return obs, plan, err
 		}
 		defer fp.close()
@@ -199,7 +200,7 @@ func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	} else { // store faults from outside, around the request
 		lat := &outsideLatency{}
 		defer lat.stop()
-		cfg.Around = r.around(&injected, lat)
+		cfg.Around = r.around(&injected, lat, cuts)
 	}
 	cl := client.New(cfg)
 	defer cl.Close()
@@ -228,6 +229,7 @@ func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	if fp != nil { // after the settle: work still in flight keeps its holds and faults until then
 		err = errors.Join(err, r.closeFailpoints(fp), fp.observe(&obs, sc, plan))
 	}
+	obs.Cuts = cuts.list() // every cut healed by now, its request over
 	obs.History.End = since()
 	obs.Settled, obs.Unsettled = obs.History.End-last, !stable
 	keyed, earlier := splitKeyless(before)

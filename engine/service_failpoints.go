@@ -26,14 +26,14 @@ type serviceFailpoints struct {
 }
 
 // armFailpoints arms the cell's failpoints and starts their control endpoint.
-func (r *Service) armFailpoints(sc scenarios.Scenario, plan workload.Plan, since func() time.Duration) (*serviceFailpoints, error) {
+func (r *Service) armFailpoints(sc scenarios.Scenario, plan workload.Plan, since func() time.Duration, cuts *cutLog) (*serviceFailpoints, error) {
 	f := &serviceFailpoints{set: &failpoint.Set{}, trace: &tracer{since: since}}
 	f.trace.arm(f.set) // before the gate: arrival, not release, is recorded
 	if sc.Gate != nil {
 		f.gate = &failpoint.Gate{Hold: sc.Gate.Hold, Until: sc.Gate.Until, Timeout: sc.Gate.Timeout}
 		f.gate.Arm(f.set)
 	}
-	armInjections(f.set, plan, links{pg: r.pgLink, redis: r.redisLink})
+	armInjections(f.set, plan, links{pg: r.pgLink, redis: r.redisLink, cuts: cuts})
 	f.trace.armLeave(f.set) // after the gate and the injections: what they held is recorded
 	srv, err := remote.Listen(f.set)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/idemchaos/idemchaos/sim/client"
 	"github.com/idemchaos/idemchaos/sim/fault"
 	"github.com/idemchaos/idemchaos/sim/workload"
 	"github.com/idemchaos/idemchaos/targets/api"
@@ -12,33 +13,34 @@ import (
 
 // around applies a try's store fault from outside, for a service without
 // the failpoint protocol: a cut as the try is sent, healed when it ends
-// ("mid-request" is the best timing there is from outside); Postgres
-// latency as the try is sent, for the injection's duration whenever the
-// try ends (the service's work goes on after its client gave up).
-func (r *Service) around(injected *atomic.Int64, lat *outsideLatency) func(workload.Op, int) func() {
+// ("mid-request" is the best timing there is from outside), recorded in
+// cuts; Postgres latency as the try is sent, for the injection's duration
+// whenever the try ends (the service's work goes on after its client gave
+// up).
+func (r *Service) around(injected *atomic.Int64, lat *outsideLatency, cuts *cutLog) func(workload.Op, int) func() {
 	return func(op workload.Op, try int) func() {
 		in := op.TryAt(try).Inject
+		l := r.pgLink
 		switch {
 		case in.Action == api.PGLatency && r.pgLink != nil:
 			if lat.add(r.pgLink, in.Arg) == nil {
 				injected.Add(1)
 			}
 			return nil
+		case !in.Action.CutsLink():
+			return nil
 		case in.Action == api.RedisCut:
-			return cutFor(r.redisLink, injected)
-		case in.Action == api.PGCut:
-			return cutFor(r.pgLink, injected)
+			l = r.redisLink
 		}
-		return nil
+		if l == nil {
+			return nil
+		}
+		heal := cuts.cut(l, in.Action, client.AttemptID(op.ID, try))
+		if heal != nil {
+			injected.Add(1)
+		}
+		return heal
 	}
-}
-
-func cutFor(l *fault.Link, injected *atomic.Int64) func() {
-	if l == nil || l.Cut() != nil {
-		return nil
-	}
-	injected.Add(1)
-	return func() { _ = l.Heal() }
 }
 
 // outsideLatency is the latency toxic placed from outside on a link: one

@@ -81,8 +81,13 @@ func assumeGeneric(o Observation, hidden int) []string {
 	return out
 }
 
-// assumeInjected: at least one planned in-target fault really fired.
+// assumeInjected: at least one planned in-target fault really fired, and
+// on a user's service each store proxy cut met the service's traffic
+// (assumeCutsMet).
 func assumeInjected(o Observation) []string {
+	if unmet := assumeCutsMet(o); len(unmet) > 0 {
+		return unmet
+	}
 	if o.Injected > 0 {
 		return nil
 	}

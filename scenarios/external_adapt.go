@@ -91,10 +91,11 @@ func (t External) faultNotes(sc Scenario, plan workload.Plan) []string {
 }
 
 func linkCut(a api.Action, t External) string {
+	proxy := t.PostgresProxy
 	if a == api.RedisCut {
-		return "Redis cuts on the " + t.RedisProxy + " proxy"
+		proxy = t.RedisProxy
 	}
-	return "Postgres cuts on the " + t.PostgresProxy + " proxy"
+	return cutStore(a) + " cuts on the " + proxy + " proxy"
 }
 
 func plural(n int, what string) string {

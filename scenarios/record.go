@@ -27,6 +27,9 @@ type Observation struct {
 	Ledger  history.Ledger  `json:"-"` // saved apart, as ledger.json
 	// Injected counts the faults fired inside the target.
 	Injected int `json:"injected"`
+	// Cuts are the store proxies cut on a user's service, one per fired
+	// cut, with what of its traffic met each; nil for a built-in target.
+	Cuts []StoreCut `json:"cuts,omitempty"`
 	// GateHeld counts the requests a gate held.
 	GateHeld int `json:"gate_held"`
 	// Trace lists the failpoints requests passed, in the order they got there.

@@ -58,13 +58,28 @@ type paysvc struct {
 // (killed if it does not exit within 20 s) and drops the database.
 func startPaysvc(t *testing.T, args ...string) paysvc {
 	t.Helper()
-	bin := buildCommand(t, "paysvc")
+	dsn := paysvcDatabase(t)
+	return runPaysvc(t, dsn, append([]string{"--dsn", dsn}, args...)...)
+}
+
+// paysvcDatabase is a new database of the shared Postgres, dropped by the
+// test's cleanup.
+func paysvcDatabase(t *testing.T) string {
+	t.Helper()
 	dsn, err := services.CreateDatabase(context.Background(), "paysvc")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = services.DropDatabase(context.Background(), dsn) })
-	cmd := exec.Command(bin, append([]string{"--dsn", dsn}, args...)...)
+	return dsn
+}
+
+// runPaysvc starts paysvc with args, its --dsn among them, on the database
+// dsn (the paysvc's ledger, which --dsn may reach through a proxy).
+func runPaysvc(t *testing.T, dsn string, args ...string) paysvc {
+	t.Helper()
+	bin := buildCommand(t, "paysvc")
+	cmd := exec.Command(bin, args...)
 	var stderr bytes.Buffer // read only once the process has exited
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()

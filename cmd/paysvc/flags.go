@@ -35,6 +35,7 @@ var mistakes = []struct {
 // config is everything the flags decide.
 type config struct {
 	dsn        string
+	commitDSN  string // a second path to the database for the charges' rows ("": dsn's)
 	port       int
 	mistake    mistake
 	chargeTime time.Duration // how long a charge takes before its row is written
@@ -54,7 +55,7 @@ const usageHead = `paysvc: a payment service with a switch for the idempotency m
 
 usage:
   paysvc --dsn postgres://user@127.0.0.1:5432/db [--port 0] [--mistake none]
-         [--charge-time 20ms] [--claim-ttl 30s] [--late 1500ms]
+         [--charge-time 20ms] [--claim-ttl 30s] [--late 1500ms] [--commit-dsn URL]
 
 It serves POST /v1/charges on 127.0.0.1 and prints its base URL on stdout.
 Test it with:
@@ -71,6 +72,8 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs := flag.NewFlagSet("paysvc", flag.ContinueOnError)
 	fs.SetOutput(out)
 	fs.StringVar(&c.dsn, "dsn", "", "Postgres database of the ledger (required); paysvc creates its charges table there")
+	fs.StringVar(&c.commitDSN, "commit-dsn", "", "write the charges' rows through a second pool on this URL of the same database, not --dsn's: "+
+		"a service that reaches its database on two paths (a store fault on the proxy --dsn goes through never meets a charge)")
 	fs.IntVar(&c.port, "port", 0, "port to listen on, on 127.0.0.1 (0: any free port)")
 	fs.StringVar(&m, "mistake", string(correct), "the mistake to make: "+names())
 	fs.DurationVar(&c.chargeTime, "charge-time", 20*time.Millisecond, "how long a charge takes (the payment processor's call)")

@@ -34,29 +34,43 @@ type charge struct {
 	Attempt  string // the X-Idemchaos-Attempt header of the request that made it
 }
 
-// ledger is the charges table.
-type ledger struct{ pool *pgxpool.Pool }
+// ledger is the charges table, and the pool the charges' rows are written
+// through (--commit-dsn's, else the ledger's own).
+type ledger struct{ pool, commit *pgxpool.Pool }
 
-// openLedger connects to the database and creates the table if need be.
-func openLedger(ctx context.Context, dsn string) (*ledger, error) {
+// openLedger connects to the database and creates the table if need be;
+// commitDSN ("": none) is a second path to it for the charges' rows.
+func openLedger(ctx context.Context, dsn, commitDSN string) (*ledger, error) {
 	pool, err := pgxpool.New(ctx, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("--dsn: %w", err)
 	}
+	l := &ledger{pool: pool, commit: pool}
+	if commitDSN != "" {
+		if l.commit, err = pgxpool.New(ctx, commitDSN); err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("--commit-dsn: %w", err)
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if _, err := pool.Exec(ctx, schema); err != nil {
-		pool.Close()
+		l.close()
 		return nil, fmt.Errorf("ledger: %w", err)
 	}
-	return &ledger{pool: pool}, nil
+	return l, nil
 }
 
-func (l *ledger) close() { l.pool.Close() }
+func (l *ledger) close() {
+	if l.commit != l.pool {
+		l.commit.Close()
+	}
+	l.pool.Close()
+}
 
 // insert writes c's row.
 func (l *ledger) insert(ctx context.Context, c charge) error {
-	_, err := l.pool.Exec(ctx, `INSERT INTO charges (id, idempotency_key, account, amount, currency, attempt_id)
+	_, err := l.commit.Exec(ctx, `INSERT INTO charges (id, idempotency_key, account, amount, currency, attempt_id)
 		VALUES ($1, $2, $3, $4, $5, NULLIF($6, ''))`, c.ID, c.Key, c.Account, c.Amount, c.Currency, c.Attempt)
 	return err
 }

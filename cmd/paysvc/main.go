@@ -12,7 +12,9 @@
 // sent while it is in flight gets 409 at once, another payload under the
 // same key 422, a replay the stored answer byte for byte with
 // Idempotent-Replayed: true, and a charge that fails (503) releases its key.
-// --mistake breaks one of those promises (paysvc -h lists them). It prints
+// --mistake breaks one of those promises (paysvc -h lists them);
+// --commit-dsn writes the charges' rows through a second path to the
+// database, one a store fault on --dsn's proxy never meets. It prints
 // its base URL on stdout once it listens, and stops gracefully on SIGINT or
 // SIGTERM, committing what it has answered first.
 package main

@@ -18,7 +18,7 @@ const shutdownTimeout = 20 * time.Second
 // stdout and serves until ctx is done; then requests in flight finish and
 // the rows answered late are committed before the ledger closes.
 func serve(ctx context.Context, c config, stdout, stderr io.Writer) error {
-	l, err := openLedger(ctx, c.dsn)
+	l, err := openLedger(ctx, c.dsn, c.commitDSN)
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"sync"
 	"time"
 
@@ -32,8 +33,11 @@ import (
 type Toxiproxy struct {
 	URL    string
 	client *toxiclient.Client
-	srv    *toxiproxy.ApiServer // nil when external
-	api    *http.Server         // nil when external
+	// back is the harness's own address as this Toxiproxy reaches it:
+	// where a diverted link's sink listens (Divert).
+	back string
+	srv  *toxiproxy.ApiServer // nil when external
+	api  *http.Server         // nil when external
 }
 
 // Embedded starts an in-process Toxiproxy whose API listens on a free
@@ -47,7 +51,7 @@ func Embedded() (*Toxiproxy, error) {
 	api := &http.Server{Handler: srv.Routes(), ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = api.Serve(ln) }()
 	url := "http://" + ln.Addr().String()
-	return &Toxiproxy{URL: url, client: toxiclient.NewClient(url), srv: srv, api: api}, nil
+	return &Toxiproxy{URL: url, client: toxiclient.NewClient(url), back: "127.0.0.1", srv: srv, api: api}, nil
 }
 
 // External connects to a running Toxiproxy API at url and checks it answers.
@@ -56,7 +60,39 @@ func External(url string) (*Toxiproxy, error) {
 	if _, err := t.client.Version(); err != nil {
 		return nil, fmt.Errorf("toxiproxy at %s does not answer: %w", url, err)
 	}
+	var err error
+	if t.back, err = reachBack(url); err != nil {
+		return nil, fmt.Errorf("toxiproxy at %s: %w", url, err)
+	}
 	return t, nil
+}
+
+// reachBack is the harness's own address on its route to the Toxiproxy
+// API at url: loopback for a Toxiproxy on loopback, the harness's
+// container or pod address for one in another container. A sink there is
+// where that Toxiproxy can dial it.
+func reachBack(url string) (string, error) {
+	u, err := neturl.Parse(url)
+	if err != nil || u.Host == "" {
+		u, err = neturl.Parse("http://" + url)
+	}
+	if err != nil {
+		return "", err
+	}
+	host := u.Host
+	switch {
+	case u.Port() != "":
+	case u.Scheme == "https":
+		host = net.JoinHostPort(u.Hostname(), "443")
+	default:
+		host = net.JoinHostPort(u.Hostname(), "80")
+	}
+	c, err := net.DialTimeout("tcp", host, 5*time.Second)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	return c.LocalAddr().(*net.TCPAddr).IP.String(), nil
 }
 
 // Close stops an embedded Toxiproxy and every proxy it holds. For an external
@@ -79,8 +115,11 @@ type Link struct {
 	// mu serialises the calls on proxy: the Toxiproxy client writes the
 	// proxy's state back into it on every call, and a request's fault may
 	// heal while the run heals every link after its traffic.
-	mu    sync.Mutex
-	proxy *toxiclient.Proxy
+	mu       sync.Mutex
+	proxy    *toxiclient.Proxy
+	upstream string // what the proxy forwards to when the link is whole
+	sink     *sink  // where Divert sends it; nil until then
+	back     string // the harness's address as the Toxiproxy reaches it
 }
 
 // Link creates a proxy named name, listening on a free loopback port, in
@@ -90,32 +129,42 @@ func (t *Toxiproxy) Link(name, upstream string) (*Link, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create proxy %s: %w", name, err)
 	}
-	return &Link{Name: name, Listen: p.Listen, proxy: p}, nil
+	return &Link{Name: name, Listen: p.Listen, proxy: p, upstream: upstream, back: t.back}, nil
 }
 
 // Existing takes hold of a proxy someone else made (a user routes their
 // service's store traffic through it). Closing the link heals it and leaves
-// it in place.
+// it in place. A proxy an earlier run left diverted (killed while a link
+// was cut) is healed at once, back in front of its own upstream.
 func (t *Toxiproxy) Existing(name string) (*Link, error) {
 	p, err := t.client.Proxy(name)
 	if err != nil {
 		return nil, fmt.Errorf("toxiproxy at %s has no proxy %q: %w", t.URL, name, err)
 	}
-	return &Link{Name: name, Listen: p.Listen, proxy: p, shared: true}, nil
+	l := &Link{Name: name, Listen: p.Listen, proxy: p, upstream: p.Upstream, back: t.back, shared: true}
+	left, ok := divertedFrom(p.ActiveToxics)
+	if !ok {
+		return l, nil
+	}
+	l.upstream = left
+	if err := l.Heal(); err != nil {
+		return nil, fmt.Errorf("proxy %q was left diverted by an earlier run: %w", name, err)
+	}
+	return l, nil
 }
 
 // Close deletes the proxy, closing its connections; a shared proxy is only
-// healed.
+// healed. Either way its sink closes.
 func (l *Link) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	var err error
 	if l.shared {
-		return l.heal()
+		err = l.heal()
+	} else if err = l.proxy.Delete(); err != nil {
+		err = fmt.Errorf("delete proxy %s: %w", l.Name, err)
 	}
-	if err := l.proxy.Delete(); err != nil {
-		return fmt.Errorf("delete proxy %s: %w", l.Name, err)
-	}
-	return nil
+	return errors.Join(err, l.sink.close())
 }
 
 // Toxic names a fault kind.
@@ -196,7 +245,8 @@ func (l *Link) Cut() error {
 	return nil
 }
 
-// Heal removes every toxic and brings the link back up.
+// Heal removes every toxic and brings the link back up, in front of its
+// own upstream.
 func (l *Link) Heal() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -204,6 +254,7 @@ func (l *Link) Heal() error {
 }
 
 func (l *Link) heal() error {
+	l.proxy.Upstream = l.upstream
 	if err := l.proxy.Enable(); err != nil {
 		return fmt.Errorf("heal %s: %w", l.Name, err)
 	}
