@@ -18,8 +18,9 @@
 // ledger, else the same-payload attempt that answered it first without
 // replaying it) where B was held until O finished instead of getting the
 // profile's in-flight status at once. It is judged on the server's log when
-// both have a server view, else on the client's timings (a user's service),
-// and it needs all of:
+// both have a server view, else on the client's timings (a user's service;
+// where the client gave up, the answer that came later on the connection
+// it left open: Attempt.Late), and it needs all of:
 //   - B arrived while O was executing (or with it: at most 10 ms before O
 //     started, as duplicates released together do), and O finished within the claim timeout
 //     (History.ClaimTimeout, if set): past it the claim TTL governs, and a
