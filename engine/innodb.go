@@ -109,6 +109,22 @@ func (l sqlLedger) prepare(ctx context.Context, accounts []workload.Account) (in
 	return innoledger.CountCharges(ctx, db)
 }
 
+// open opens accounts, leaving what the ledger holds.
+func (l sqlLedger) open(ctx context.Context, accounts []workload.Account) error {
+	for _, a := range accounts {
+		var err error
+		if l.innoDB {
+			err = innoledger.OpenAccount(ctx, l.r.mysql, a.ID, a.Currency, a.Opening)
+		} else {
+			err = ledger.Open(ctx, l.r.pool, a.ID, a.Currency, a.Opening)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // topUp credits an account, as money paid in by another channel.
 func (l sqlLedger) topUp(ctx context.Context, account string, amount int64) error {
 	var err error

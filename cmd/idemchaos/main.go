@@ -57,6 +57,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdDemo(ctx, args[1:], stdout, stderr)
 	case "shrink":
 		err = cmdShrink(ctx, args[1:], stdout, stderr)
+	case "explore":
+		err = cmdExplore(ctx, args[1:], stdout, stderr)
 	case "bench":
 		err = cmdBench(ctx, args[1:], stdout, stderr)
 	case "lint":

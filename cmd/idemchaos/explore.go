@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"time"
+
+	"github.com/idemchaos/idemchaos/engine"
+	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/scenarios/explore"
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
+)
+
+// exploreFlags are explore's own flags.
+type exploreFlags struct {
+	strategy    string
+	caseName    string
+	requests    int
+	preemptions int
+	bound       time.Duration
+	order       string
+	repeat      int
+	recheck     int
+	workers     int
+	seed        uint64
+}
+
+func (f *exploreFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.strategy, "strategy", "", "the built-in strategy to explore")
+	fs.StringVar(&f.caseName, "case", "duplicate", "the requests: "+caseNames())
+	fs.IntVar(&f.requests, "requests", 2, "how many requests of the key: 2, or 3 (then within --preemptions)")
+	fs.IntVar(&f.preemptions, "preemptions", -1, "explore only the orders with at most N preemptions (default: every order of 2 requests, 2 for 3)")
+	fs.DurationVar(&f.bound, "bound", 0, "how long a released request may take to reach its next point before it is taken to wait on another (0: measured)")
+	fs.StringVar(&f.order, "order", "", "replay this one order (as printed: AABAB...) --repeat times")
+	fs.IntVar(&f.repeat, "repeat", 3, "with --order: how many times to run it")
+	fs.IntVar(&f.recheck, "recheck", 10, "the determinism check: how many holding orders to run again (every failing one is)")
+	fs.IntVar(&f.workers, "workers", runtime.NumCPU(), "orders run side by side, each on a key of its own")
+	fs.Uint64Var(&f.seed, "seed", 1, "root seed (the keys, the orders the determinism check picks)")
+}
+
+func caseNames() string {
+	s := ""
+	for i, c := range explore.Cases() {
+		if i > 0 {
+			s += ", "
+		}
+		s += c.Name + " (" + c.Doc + ")"
+	}
+	return s
+}
+
+// spec checks the flags and turns them into an exploration.
+func (f exploreFlags) spec() (engine.ExploreSpec, error) {
+	var spec engine.ExploreSpec
+	c, err := explore.LookupCase(f.caseName)
+	if err != nil {
+		return spec, usageErrorf("--case: %v", err)
+	}
+	if f.requests < 2 || f.requests > explore.MaxRequests {
+		return spec, usageErrorf("--requests %d: want 2 or 3", f.requests)
+	}
+	pre := f.preemptions
+	if pre < 0 && f.requests > 2 {
+		pre = 2
+	}
+	switch {
+	case f.workers < 1 || f.workers > 64:
+		return spec, usageErrorf("--workers %d: want 1 to 64", f.workers)
+	case f.repeat < 1 || f.repeat > 100:
+		return spec, usageErrorf("--repeat %d: want 1 to 100", f.repeat)
+	case f.recheck < 0:
+		return spec, usageErrorf("--recheck %d: want 0 or more", f.recheck)
+	case f.bound < 0 || f.bound > time.Minute:
+		return spec, usageErrorf("--bound %s: want 0 (measured) to 1m", f.bound)
+	}
+	spec = engine.ExploreSpec{Case: c, Requests: f.requests, Preemptions: pre, Bound: f.bound, Repeat: f.repeat,
+		Recheck: f.recheck, Workers: f.workers, Seed: f.seed}
+	if f.order != "" {
+		if spec.Order, err = explore.ParseOrder(f.order, f.requests); err != nil {
+			return spec, usageErrorf("--order: %v", err)
+		}
+	}
+	return spec, nil
+}
+
+func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
+	var c common
+	c.registerStoreURLs(fs)
+	fs.StringVar(&c.mysqlURL, "mysql-url", "", "use this MySQL or MariaDB for the InnoDB strategies (mysql://...)")
+	fs.StringVar(&c.profile, "profile", "ietf", "contract profile the target promises")
+	fs.StringVar(&c.jsonFile, "json", "", "write the exploration as JSON to FILE (- for stdout)")
+	c.registerQuiet(fs)
+	c.term.register(fs)
+	var f exploreFlags
+	f.register(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	profile, err := profileFlag(c.profile)
+	if err != nil {
+		return err
+	}
+	if err := requireName("strategy", f.strategy, design.Names()); err != nil {
+		return err
+	}
+	spec, err := f.spec()
+	if err != nil {
+		return err
+	}
+	spec.Profile = profile
+	view, err := c.view(stdout)
+	if err != nil {
+		return err
+	}
+	log := c.log(stderr)
+	s, err := open(ctx, c, 1, log, f.strategy)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	spec.Progress = func(n int) {
+		if n%50 == 0 {
+			fmt.Fprintf(log, "explore %s: %d orders run\n", f.strategy, n)
+		}
+	}
+	res, err := s.Builtins[0].Explore(ctx, f.strategy, spec)
+	if err != nil {
+		return envError(err)
+	}
+	if c.jsonFile != "" {
+		if err := writeFileOrStdout(c.jsonFile, stdout, func(w io.Writer) error { return writeExploreJSON(w, res) }); err != nil {
+			return err
+		}
+		if c.jsonFile == "-" {
+			return verdictExit(exploreExit(res))
+		}
+	}
+	if err := reports.WriteExplore(stdout, res, "--strategy "+f.strategy, view); err != nil {
+		return err
+	}
+	return verdictExit(exploreExit(res))
+}
+
+// exploreExit is 1 when an order broke an invariant every time it ran, 4
+// when none did but an order varied or could not be run, else 0.
+func exploreExit(res explore.Result) int {
+	steady := 0
+	for _, r := range res.Failing() {
+		if len(r.Varied) == 0 {
+			steady++
+		}
+	}
+	switch {
+	case steady > 0:
+		return exitViolated
+	case len(res.Failing()) > 0 || len(res.Errors) > 0:
+		return exitInconclusive
+	}
+	return exitPass
+}
+
+// writeExploreJSON writes an exploration as indented JSON.
+func writeExploreJSON(w io.Writer, res explore.Result) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(res)
+}

@@ -1,0 +1,358 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/idemchaos/idemchaos/scenarios/explore"
+	"github.com/idemchaos/idemchaos/sim/client"
+	"github.com/idemchaos/idemchaos/sim/history"
+	"github.com/idemchaos/idemchaos/sim/workload"
+	"github.com/idemchaos/idemchaos/targets/api"
+	"github.com/idemchaos/idemchaos/targets/failpoint"
+)
+
+// ExploreSpec is an exploration: which requests, how many orders, how
+// they are judged.
+type ExploreSpec struct {
+	Case        explore.Case
+	Requests    int // 2 or 3
+	Preemptions int // negative: unbounded
+	// Bound is how long a released request may take to reach its next
+	// point before it is taken to wait on another; 0: measured (Bounds).
+	Bound time.Duration
+	// Order, when set, is the one order run (Repeat times): a replay.
+	Order  explore.Order
+	Repeat int
+	// Recheck is how many holding orders the determinism check runs again
+	// (every failing one is run again too).
+	Recheck int
+	Workers int
+	Profile api.Profile
+	Seed    uint64
+	// Progress, when set, is told of every order run.
+	Progress func(runs int)
+}
+
+// exploreTarget is where an exploration's executions run: a deployment of
+// a built-in strategy, or a user's service that speaks the failpoint
+// protocol.
+type exploreTarget interface {
+	// name is the target's name in the result.
+	name() string
+	// points is the failpoint set the target's requests evaluate.
+	points() *failpoint.Set
+	// route is the base URL requests are sent to.
+	route() string
+	// open opens accounts on the target's ledger.
+	open(ctx context.Context, accounts []workload.Account) error
+	// truth reads the ground truth of the keys.
+	truth(ctx context.Context, keys []string) (history.Ledger, error)
+	// twoStores says the checker judges store_desync.
+	twoStores() bool
+}
+
+// Bound factors: a request released is waiting on another when it has not
+// moved within boundFactor times the slowest step measured alone, and
+// never less than minBound.
+const (
+	boundFactor = 10
+	minBound    = 250 * time.Millisecond
+	soloRuns    = 3
+)
+
+// jobTries is how many times an order is tried before it is reported not
+// run: a request that showed up after the scheduler chose (slower than
+// the bound on a loaded machine) makes an execution leave its order.
+const jobTries = 3
+
+// opening is each execution's account's opening balance.
+const opening = 1_000_000
+
+// explorer runs the executions of one exploration.
+type explorer struct {
+	t     exploreTarget
+	spec  ExploreSpec
+	h     *holds
+	cl    *client.Client
+	rng   *rand.Rand
+	mu    sync.Mutex
+	n     int // executions begun
+}
+
+// Explore runs spec against t: every order (or the one of spec.Order), the
+// determinism check, the ground truth, each order judged.
+func exploreOn(ctx context.Context, t exploreTarget, spec ExploreSpec) (explore.Result, error) {
+	start := time.Now()
+	res := explore.Result{Target: t.name(), Case: spec.Case.Name, Requests: spec.Requests, Preemptions: spec.Preemptions}
+	h := &holds{}
+	h.arm(t.points())
+	x := &explorer{t: t, spec: spec, h: h, rng: workload.Seeded(spec.Seed, "explore/keys"),
+		cl: client.New(client.Config{Routes: func(int, string) (string, error) { return t.route(), nil }, Seed: spec.Seed,
+			Policy: client.Policy{PerTry: maxHeld}})}
+	defer x.cl.Close()
+	var err error
+	res.Bound, res.BoundHow, err = x.bound(ctx)
+	if err != nil {
+		return res, err
+	}
+	var runs []explore.Execution
+	if spec.Order != nil {
+		runs, err = x.replay(ctx, spec.Order, max(spec.Repeat, 1), res.Bound)
+	} else {
+		runs, res.Errors, err = x.all(ctx, res.Bound)
+	}
+	if err != nil {
+		return res, err
+	}
+	judged, err := x.judge(ctx, runs)
+	if err != nil {
+		return res, err
+	}
+	if spec.Order == nil {
+		res.Rechecked, err = x.recheck(ctx, judged, res.Bound)
+	} else {
+		judged, res.Rechecked = foldRepeats(judged), len(judged)
+	}
+	res.Runs, res.Took = judged, time.Since(start)
+	return res, err
+}
+
+// bound is the spec's bound, or the one measured: boundFactor times the
+// slowest step of soloRuns requests run alone, each step released at once.
+func (x *explorer) bound(ctx context.Context) (time.Duration, string, error) {
+	if x.spec.Bound > 0 {
+		return x.spec.Bound, "set", nil
+	}
+	var slowest time.Duration
+	for range soloRuns {
+		ex, _, steps, err := x.run(ctx, 1, nil, time.Minute)
+		if err != nil {
+			return 0, "", fmt.Errorf("a request alone: %w", err)
+		}
+		if a := ex.Attempts[0]; a.Status == 0 {
+			return 0, "", fmt.Errorf("a request alone got no answer: %s", a.Err)
+		}
+		slowest = max(slowest, slices.Max(steps))
+	}
+	b := max(minBound, boundFactor*slowest)
+	return b, fmt.Sprintf("measured: %d x the slowest step of a request alone (%s), at least %s", boundFactor, slowest.Round(time.Microsecond), minBound), nil
+}
+
+// all runs every order of the tree, spec.Workers side by side, each on a
+// key of its own; an order that could not be run is an error line.
+func (x *explorer) all(ctx context.Context, bound time.Duration) ([]explore.Execution, []string, error) {
+	tree, err := explore.NewTree(x.spec.Requests, x.spec.Preemptions)
+	if err != nil {
+		return nil, nil, err
+	}
+	type done struct {
+		job     explore.Job
+		ex      explore.Execution
+		choices []explore.Choice
+		err     error
+	}
+	results := make(chan done)
+	running, workers := 0, max(x.spec.Workers, 1)
+	var runs []explore.Execution
+	var failed []string
+	tries := map[string]int{}
+	for {
+		for running < workers {
+			job, ok := tree.Next()
+			if !ok {
+				break
+			}
+			running++
+			go func() {
+				ex, choices, _, err := x.run(ctx, x.spec.Requests, job.Prefix, bound)
+				results <- done{job, ex, choices, err}
+			}()
+		}
+		if running == 0 {
+			return runs, failed, ctx.Err()
+		}
+		d := <-results
+		running--
+		if d.err == nil {
+			d.err = tree.Record(d.job, d.choices)
+		}
+		switch {
+		case ctx.Err() != nil:
+		case d.err != nil && tries[d.job.Prefix.String()] < jobTries-1:
+			tries[d.job.Prefix.String()]++
+			tree.Again(d.job)
+		case d.err != nil:
+			failed = append(failed, fmt.Sprintf("%v (%d tries)", d.err, jobTries))
+		default:
+			runs = append(runs, d.ex)
+			if x.spec.Progress != nil {
+				x.spec.Progress(len(runs))
+			}
+		}
+	}
+}
+
+// replay runs order n times.
+func (x *explorer) replay(ctx context.Context, order explore.Order, n int, bound time.Duration) ([]explore.Execution, error) {
+	var runs []explore.Execution
+	for range n {
+		ex, err := x.one(ctx, x.spec.Requests, order, bound)
+		if err != nil {
+			return nil, err
+		}
+		if len(ex.Order) != len(order) || !slices.Equal(ex.Order, order) {
+			return nil, fmt.Errorf("order %s is not an order of this target: it ran %s", order, ex.Order)
+		}
+		runs = append(runs, ex)
+		if x.spec.Progress != nil {
+			x.spec.Progress(len(runs))
+		}
+	}
+	return runs, nil
+}
+
+// one runs one execution of requests requests following prefix, tried
+// again when it leaves the order (jobTries in all).
+func (x *explorer) one(ctx context.Context, requests int, prefix explore.Order, bound time.Duration) (explore.Execution, error) {
+	var ex explore.Execution
+	var err error
+	for range jobTries {
+		if ex, _, _, err = x.run(ctx, requests, prefix, bound); err == nil || ctx.Err() != nil {
+			break
+		}
+	}
+	return ex, err
+}
+
+// run runs one execution of requests requests following prefix, on a key
+// and an account of its own, and returns it, its choices and how long
+// each of its steps took to reach the next hold or answer.
+func (x *explorer) run(ctx context.Context, requests int, prefix explore.Order, bound time.Duration) (explore.Execution, []explore.Choice, []time.Duration, error) {
+	x.mu.Lock()
+	n := x.n
+	x.n++
+	key := workload.NewKey(x.rng)
+	x.mu.Unlock()
+	account := fmt.Sprintf("explore-%d", n)
+	if err := x.t.open(ctx, []workload.Account{{ID: account, Currency: "EUR", Opening: opening}}); err != nil {
+		return explore.Execution{}, nil, nil, err
+	}
+	ex := newExecution(n, requests, x.spec.Case, key, account, "EUR", 1000)
+	for r := range requests {
+		x.h.add(ex.attemptID(r), ex, r)
+		defer x.h.drop(ex.attemptID(r))
+	}
+	run, choices, err := ex.run(ctx, x.cl, prefix, bound)
+	return run, choices, ex.timings, err
+}
+
+// judge reads the ground truth of every execution's key and judges each.
+func (x *explorer) judge(ctx context.Context, runs []explore.Execution) ([]explore.Run, error) {
+	keys := make([]string, 0, len(runs))
+	for _, ex := range runs {
+		keys = append(keys, keyOf(ex))
+	}
+	truth, err := x.t.truth(ctx, keys)
+	if err != nil {
+		return nil, fmt.Errorf("the ground truth: %w", err)
+	}
+	byKey := splitTruth(truth)
+	out := make([]explore.Run, 0, len(runs))
+	for _, ex := range runs {
+		ex.Ledger = byKey[keyOf(ex)]
+		out = append(out, explore.Judged(ex, x.spec.Profile, x.t.twoStores()))
+	}
+	return out, nil
+}
+
+// keyOf is an execution's key (every request carries it).
+func keyOf(ex explore.Execution) string {
+	for _, a := range ex.Attempts {
+		if a.Key != "" {
+			return a.Key
+		}
+	}
+	return ""
+}
+
+// splitTruth is the ground truth of each key: its charges, the accounts
+// they name, its Redis records.
+func splitTruth(l history.Ledger) map[string]history.Ledger {
+	accounts := map[string]history.Account{}
+	for _, a := range l.Accounts {
+		accounts[a.ID] = a
+	}
+	out := map[string]history.Ledger{}
+	for _, c := range l.Charges {
+		k := out[c.Key]
+		k.Charges = append(k.Charges, c)
+		if a, ok := accounts[c.Account]; ok && !slices.ContainsFunc(k.Accounts, func(x history.Account) bool { return x.ID == a.ID }) {
+			k.Accounts = append(k.Accounts, a)
+		}
+		out[c.Key] = k
+	}
+	for _, r := range l.Redis {
+		k := out[r.Key]
+		k.Redis = append(k.Redis, r)
+		out[r.Key] = k
+	}
+	return out
+}
+
+// recheck is the determinism check: every failing order and up to
+// spec.Recheck holding ones (drawn from the seed) run again; an order
+// whose class differs is marked with the classes it varied to.
+func (x *explorer) recheck(ctx context.Context, runs []explore.Run, bound time.Duration) (int, error) {
+	var pick []int
+	var holding []int
+	for i, r := range runs {
+		if r.Outcome.Holds() {
+			holding = append(holding, i)
+		} else {
+			pick = append(pick, i)
+		}
+	}
+	x.rng.Shuffle(len(holding), func(i, j int) { holding[i], holding[j] = holding[j], holding[i] })
+	pick = append(pick, holding[:min(len(holding), x.spec.Recheck)]...)
+	var again []explore.Execution
+	for _, i := range pick {
+		ex, err := x.one(ctx, x.spec.Requests, runs[i].Order, bound)
+		if err != nil {
+			runs[i].Varied = append(runs[i].Varied, "not run again: "+err.Error())
+			continue
+		}
+		again = append(again, ex)
+	}
+	judged, err := x.judge(ctx, again)
+	if err != nil {
+		return 0, err
+	}
+	for _, j := range judged {
+		for _, i := range pick {
+			if slices.Equal(runs[i].Order, j.Order) && j.Class != runs[i].Class && !slices.Contains(runs[i].Varied, j.Class) {
+				runs[i].Varied = append(runs[i].Varied, j.Class)
+			}
+		}
+	}
+	return len(pick), ctx.Err()
+}
+
+// foldRepeats folds the repeats of one order into its first run, the
+// classes the others gave as Varied.
+func foldRepeats(runs []explore.Run) []explore.Run {
+	if len(runs) == 0 {
+		return runs
+	}
+	first := runs[0]
+	for _, r := range runs[1:] {
+		if r.Class != first.Class && !slices.Contains(first.Varied, r.Class) {
+			first.Varied = append(first.Varied, r.Class)
+		}
+	}
+	return []explore.Run{first}
+}

@@ -1,0 +1,328 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/idemchaos/idemchaos/scenarios/explore"
+	"github.com/idemchaos/idemchaos/sim/client"
+	"github.com/idemchaos/idemchaos/sim/history"
+	"github.com/idemchaos/idemchaos/sim/workload"
+	"github.com/idemchaos/idemchaos/targets/api"
+	"github.com/idemchaos/idemchaos/targets/failpoint"
+)
+
+// maxHeld bounds how long the scheduler holds a request at a point: past
+// it the request goes on whatever the scheduler does (it only happens when
+// an execution was abandoned).
+const maxHeld = time.Minute
+
+// holds parks the requests of the running executions at every point,
+// each until its execution releases it: the scheduler's side of the
+// target's failpoints.
+type holds struct {
+	mu sync.Mutex
+	by map[string]holder // attempt id
+}
+
+// holder is the request an attempt id belongs to.
+type holder struct {
+	x *execution
+	r int
+}
+
+// arm installs the holds at every point of set.
+func (h *holds) arm(set *failpoint.Set) {
+	for _, p := range api.Points() {
+		set.Arm("explore", p, failpoint.Any, h.at)
+	}
+}
+
+func (h *holds) at(ctx context.Context, hit failpoint.Hit) func() {
+	h.mu.Lock()
+	w, ok := h.by[hit.AttemptID]
+	h.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	release := make(chan struct{})
+	w.x.events <- event{r: w.r, hold: string(hit.Point), release: release}
+	t := time.NewTimer(maxHeld)
+	defer t.Stop()
+	select {
+	case <-release:
+	case <-ctx.Done():
+	case <-t.C:
+	}
+	return nil
+}
+
+func (h *holds) add(id string, x *execution, r int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.by == nil {
+		h.by = map[string]holder{}
+	}
+	h.by[id] = holder{x: x, r: r}
+}
+
+func (h *holds) drop(id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.by, id)
+}
+
+// event is a request reaching a point (held there until release is
+// closed), or answered (done, with its attempt).
+type event struct {
+	r       int
+	hold    string
+	release chan struct{}
+	done    bool
+	attempt history.Attempt
+}
+
+// reqState is where a request of an execution is.
+type reqState int
+
+const (
+	held    reqState = iota // at a hold, waiting to be released
+	running                 // released, on its way to its next hold or answer
+	waiting                 // released and not moved within the bound: waiting on another
+	done                    // answered
+)
+
+// execution is one order being run: its requests, each an op of one try
+// on the execution's key and account.
+type execution struct {
+	ops     []workload.Op
+	events  chan event
+	state   []reqState
+	hold    []string
+	release []chan struct{}
+	atts    []history.Attempt
+	timings []time.Duration // how long each step took to reach the next hold or answer
+}
+
+// newExecution is execution n of a case: requests ops on key and
+// account, A's payload amount, another one amount+1.
+func newExecution(n, requests int, c explore.Case, key, account, currency string, amount int64) *execution {
+	x := &execution{events: make(chan event, 4*requests), state: make([]reqState, requests), hold: make([]string, requests),
+		release: make([]chan struct{}, requests), atts: make([]history.Attempt, requests)}
+	for r := range requests {
+		op := workload.Op{ID: n*explore.MaxRequests + r, Key: key, Account: account, Amount: amount, Currency: currency,
+			Group: -1, After: -1, MaxTries: 1, Tries: []workload.Try{{Replica: 0}}}
+		if c.Other[r] {
+			op.Amount++
+		}
+		x.ops = append(x.ops, op)
+		x.hold[r] = explore.Send
+	}
+	return x
+}
+
+// attemptID is request r's attempt id.
+func (x *execution) attemptID(r int) string { return client.AttemptID(x.ops[r].ID, 1) }
+
+// run drives the execution: the choices of prefix, then the default, each
+// releasing one held request and waiting until it is held again, answered,
+// or past bound (then it waits on another, and is not released again until
+// it moves). It returns the execution and its choices; an error when the
+// prefix asks for a request that is not held (the target chose otherwise
+// than when the order was found).
+func (x *execution) run(ctx context.Context, cl *client.Client, prefix explore.Order, bound time.Duration) (explore.Execution, []explore.Choice, error) {
+	var ex explore.Execution
+	var choices []explore.Choice
+	last := -1
+	for !x.allDone() {
+		enabled := x.enabled()
+		if enabled == 0 {
+			if !x.awaitAny(ctx, stallBound(bound)) {
+				ex.Stalled = fmt.Sprintf("every request was waiting and none moved within %s", stallBound(bound))
+				break
+			}
+			continue
+		}
+		r := explore.Default(enabled, last)
+		if len(choices) < len(prefix) {
+			r = prefix[len(choices)]
+			if enabled&(1<<r) == 0 {
+				x.abandon()
+				return ex, choices, fmt.Errorf("order %s, choice %d: %c is not held (held: %s)", prefix, len(choices)+1, explore.Names[r], heldNames(enabled))
+			}
+		}
+		choices = append(choices, explore.Choice{Enabled: enabled, Chosen: r})
+		ex.Order = append(ex.Order, r)
+		ex.Steps = append(ex.Steps, explore.Step{Request: r, From: x.hold[r]})
+		x.start(ctx, cl, r)
+		if !x.awaitStep(ctx, r, bound) {
+			x.state[r] = waiting
+			ex.Steps[len(ex.Steps)-1].Waited = true
+		}
+		if x.anyWaiting() {
+			x.settle(ctx, max(bound/5, minSettle))
+		}
+		last = r
+	}
+	x.abandon()
+	ex.Attempts = append(ex.Attempts, x.atts...)
+	return ex, choices, ctx.Err()
+}
+
+// minSettle is the least time the waiting requests are given to move
+// after another request's step.
+const minSettle = 50 * time.Millisecond
+
+// stallBound is how long an execution whose requests all wait is given
+// before it is called stalled.
+func stallBound(bound time.Duration) time.Duration { return min(20*bound, 30*time.Second) }
+
+func heldNames(set uint8) string {
+	s := ""
+	for r := range explore.MaxRequests {
+		if set&(1<<r) != 0 {
+			s += explore.Names[r : r+1]
+		}
+	}
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// start releases request r: sends it, or lets it go on from its point.
+func (x *execution) start(ctx context.Context, cl *client.Client, r int) {
+	x.state[r] = running
+	if x.hold[r] == explore.Send {
+		op := x.ops[r]
+		go func() {
+			atts := cl.Run(ctx, workload.Plan{Ops: []workload.Op{op}})
+			a := history.Attempt{ID: x.attemptID(r), Op: op.ID, Try: 1, Outcome: history.NotSent, Err: "not sent"}
+			if len(atts) > 0 {
+				a = atts[0]
+			}
+			x.events <- event{r: r, done: true, attempt: a}
+		}()
+		return
+	}
+	close(x.release[r])
+	x.release[r] = nil
+}
+
+// handle applies an event.
+func (x *execution) handle(e event) {
+	if e.done {
+		x.state[e.r], x.atts[e.r] = done, e.attempt
+		return
+	}
+	x.state[e.r], x.hold[e.r], x.release[e.r] = held, e.hold, e.release
+}
+
+// awaitStep handles events until request r is no longer running (true),
+// or bound passes (false).
+func (x *execution) awaitStep(ctx context.Context, r int, bound time.Duration) bool {
+	start := time.Now()
+	t := time.NewTimer(bound)
+	defer t.Stop()
+	for x.state[r] == running {
+		select {
+		case e := <-x.events:
+			x.handle(e)
+		case <-t.C:
+			return false
+		case <-ctx.Done():
+			return true
+		}
+	}
+	x.timings = append(x.timings, time.Since(start))
+	return true
+}
+
+// settle gives the waiting requests d to move, now that another went on.
+func (x *execution) settle(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for x.anyWaiting() {
+		select {
+		case e := <-x.events:
+			x.handle(e)
+		case <-t.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// awaitAny handles one event, or reports false after d.
+func (x *execution) awaitAny(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case e := <-x.events:
+		x.handle(e)
+		return true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return false
+}
+
+func (x *execution) enabled() uint8 {
+	var set uint8
+	for r, s := range x.state {
+		if s == held {
+			set |= 1 << r
+		}
+	}
+	return set
+}
+
+func (x *execution) allDone() bool {
+	for _, s := range x.state {
+		if s != done {
+			return false
+		}
+	}
+	return true
+}
+
+func (x *execution) anyWaiting() bool {
+	for _, s := range x.state {
+		if s == waiting {
+			return true
+		}
+	}
+	return false
+}
+
+// abandon lets every held request go on, and waits (bounded) for every
+// request sent to be answered, so no handler is left parked.
+func (x *execution) abandon() {
+	for r := range x.state {
+		if x.state[r] == held && x.release[r] != nil {
+			close(x.release[r])
+			x.release[r] = nil
+			x.state[r] = running
+		}
+	}
+	t := time.NewTimer(maxHeld)
+	defer t.Stop()
+	for r := range x.state {
+		for x.state[r] == running || x.state[r] == waiting {
+			select {
+			case e := <-x.events:
+				x.handle(e)
+				if !e.done && x.release[e.r] != nil {
+					close(x.release[e.r])
+					x.release[e.r] = nil
+					x.state[e.r] = running
+				}
+			case <-t.C:
+				return
+			}
+		}
+	}
+}

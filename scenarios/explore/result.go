@@ -1,0 +1,161 @@
+package explore
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/idemchaos/idemchaos/targets/api"
+)
+
+// Run is one order, judged.
+type Run struct {
+	Execution
+	Outcome Outcome `json:"outcome"`
+	Class   string  `json:"class"`
+	// Varied lists the classes re-runs of the order gave besides Class
+	// (the determinism check): an order that varies is reported, never
+	// dropped.
+	Varied []string `json:"varied,omitempty"`
+}
+
+// Result is what an exploration ran and proved.
+type Result struct {
+	Target      string `json:"target"` // the strategy, or the service's name
+	Case        string `json:"case"`
+	Requests    int    `json:"requests"`
+	Preemptions int    `json:"preemptions"` // -1: unbounded
+	// Bound is how long a released request may take to reach its next
+	// point before it is taken to wait on another, and how it was set.
+	Bound    time.Duration `json:"bound_ns"`
+	BoundHow string        `json:"bound_how"`
+	Runs     []Run         `json:"runs"`
+	// Rechecked counts the orders run again by the determinism check.
+	Rechecked int `json:"rechecked"`
+	// Errors are the orders that could not be run, with why.
+	Errors []string `json:"errors,omitempty"`
+	Took   time.Duration `json:"took_ns"`
+}
+
+// Holding counts the orders that held.
+func (r Result) Holding() int {
+	n := 0
+	for _, run := range r.Runs {
+		if run.Outcome.Holds() && len(run.Varied) == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// Classes counts the orders by outcome class.
+func (r Result) Classes() map[string]int {
+	out := map[string]int{}
+	for _, run := range r.Runs {
+		out[run.Class]++
+	}
+	return out
+}
+
+// Failing is the orders that broke an invariant (or varied), shortest
+// first (fewest steps, then by name).
+func (r Result) Failing() []Run {
+	var out []Run
+	for _, run := range r.Runs {
+		if !run.Outcome.Holds() || len(run.Varied) > 0 {
+			out = append(out, run)
+		}
+	}
+	slices.SortFunc(out, func(a, b Run) int {
+		return cmp.Or(cmp.Compare(len(a.Steps), len(b.Steps)), strings.Compare(a.Order.String(), b.Order.String()))
+	})
+	return out
+}
+
+// Varying is the orders whose outcome varied across re-runs.
+func (r Result) Varying() []Run {
+	var out []Run
+	for _, run := range r.Runs {
+		if len(run.Varied) > 0 {
+			out = append(out, run)
+		}
+	}
+	return out
+}
+
+// Bounds says what bounded the exploration: the preemptions, for three
+// requests.
+func (r Result) Bounds() string {
+	if r.Preemptions < 0 {
+		return "every order"
+	}
+	return fmt.Sprintf("every order with at most %s", plural(r.Preemptions, "preemption"))
+}
+
+// Sentence says what the exploration proved, in one line: "pg-tx,
+// duplicate: 924 of 924 orders hold", or "redis-getset, duplicate:
+// double_charge in 210 of 924 orders".
+func (r Result) Sentence() string {
+	n := len(r.Runs)
+	head := fmt.Sprintf("%s, %s (%d requests, %s)", r.Target, r.Case, r.Requests, r.Bounds())
+	if len(r.Errors) > 0 {
+		head += fmt.Sprintf(", %s not run", plural(len(r.Errors), "order"))
+	}
+	failing := r.Failing()
+	if len(failing) == 0 {
+		return fmt.Sprintf("%s: %d of %d orders hold", head, n, n)
+	}
+	counts := map[string]int{}
+	for _, run := range failing {
+		counts[run.Class]++
+	}
+	var parts []string
+	for _, c := range slices.Sorted(maps.Keys(counts)) {
+		parts = append(parts, fmt.Sprintf("%s in %d", c, counts[c]))
+	}
+	s := fmt.Sprintf("%s: %s of %d orders", head, strings.Join(parts, ", "), n)
+	if v := len(r.Varying()); v > 0 {
+		s += fmt.Sprintf(" (%s varying across re-runs)", plural(v, "order"))
+	}
+	return s
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// Judged is the run of ex, judged under p.
+func Judged(ex Execution, p api.Profile, twoStores bool) Run {
+	o := Judge(ex, p, twoStores)
+	return Run{Execution: ex, Outcome: o, Class: o.Class(p)}
+}
+
+// Columns writes an execution as two (or three) columns, a request's steps
+// each, one step a line in the order they were released:
+//
+//	A                  B
+//	send
+//	                   send
+//	after-check
+func (ex Execution) Columns(requests int) string {
+	const width = 22
+	var b strings.Builder
+	for r := range requests {
+		fmt.Fprintf(&b, "%-*s", width, Names[r:r+1])
+	}
+	b.WriteString("\n")
+	for _, s := range ex.Steps {
+		name := s.From
+		if s.Waited {
+			name += " (waits)"
+		}
+		fmt.Fprintf(&b, "%s%s\n", strings.Repeat(" ", width*s.Request), name)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
