@@ -75,13 +75,13 @@ const opening = 1_000_000
 
 // explorer runs the executions of one exploration.
 type explorer struct {
-	t     exploreTarget
-	spec  ExploreSpec
-	h     *holds
-	cl    *client.Client
-	rng   *rand.Rand
-	mu    sync.Mutex
-	n     int // executions begun
+	t    exploreTarget
+	spec ExploreSpec
+	h    *holds
+	cl   *client.Client
+	rng  *rand.Rand
+	mu   sync.Mutex
+	n    int // executions begun
 }
 
 // Explore runs spec against t: every order (or the one of spec.Order), the

@@ -36,7 +36,7 @@ type Result struct {
 	// Rechecked counts the orders run again by the determinism check.
 	Rechecked int `json:"rechecked"`
 	// Errors are the orders that could not be run, with why.
-	Errors []string `json:"errors,omitempty"`
+	Errors []string      `json:"errors,omitempty"`
 	Took   time.Duration `json:"took_ns"`
 }
 
