@@ -180,6 +180,10 @@ func (d *deployment) resetStores() {
 		if r.pool != nil {
 			r.pool.Reset()
 		}
+		if r.mysql != nil { // drops the idle connections; a pool has no reset
+			r.mysql.SetMaxIdleConns(0)
+			r.mysql.SetMaxIdleConns(mysqlConnsPerReplica)
+		}
 	}
 }
 

@@ -19,11 +19,13 @@ import (
 // ExploreSpec is an exploration: which requests, how many orders, how
 // they are judged.
 type ExploreSpec struct {
-	Case        explore.Case
+	// Cases are explored in turn; a case that strikes at Every point is
+	// one case per point the target's request passes (Kind.Expand).
+	Cases       []explore.Case
 	Requests    int // 2 or 3
 	Preemptions int // negative: unbounded
 	// Bound is how long a released request may take to reach its next
-	// point before it is taken to wait on another; 0: measured (Bounds).
+	// point before it is taken to wait on another; 0: measured (bound).
 	Bound time.Duration
 	// Order, when set, is the one order run (Repeat times): a replay.
 	Order  explore.Order
@@ -34,8 +36,8 @@ type ExploreSpec struct {
 	Workers int
 	Profile api.Profile
 	Seed    uint64
-	// Progress, when set, is told of every order run.
-	Progress func(runs int)
+	// Progress, when set, is told of every order run of a case.
+	Progress func(c explore.Case, runs int)
 }
 
 // exploreTarget is where an exploration's executions run: a deployment of
@@ -54,6 +56,10 @@ type exploreTarget interface {
 	truth(ctx context.Context, keys []string) (history.Ledger, error)
 	// twoStores says the checker judges store_desync.
 	twoStores() bool
+	// cut cuts a store link (api.PGCut, api.RedisCut) and returns what
+	// heals it; cuts are the links the target's requests use.
+	cut(a api.Action) (heal func(), err error)
+	cuts() []api.Action
 }
 
 // Bound factors: a request released is waiting on another when it has not
@@ -80,31 +86,59 @@ type explorer struct {
 	h    *holds
 	cl   *client.Client
 	rng  *rand.Rand
+	c    explore.Case // the case being explored
 	mu   sync.Mutex
 	n    int // executions begun
 }
 
-// Explore runs spec against t: every order (or the one of spec.Order), the
-// determinism check, the ground truth, each order judged.
-func exploreOn(ctx context.Context, t exploreTarget, spec ExploreSpec) (explore.Result, error) {
-	start := time.Now()
-	res := explore.Result{Target: t.name(), Case: spec.Case.Name, Requests: spec.Requests, Preemptions: spec.Preemptions}
-	h := &holds{}
+// exploreOn runs spec against t: the bound, and then each case: every
+// order (or the one of spec.Order), the determinism check, the ground
+// truth, each order judged.
+func exploreOn(ctx context.Context, t exploreTarget, spec ExploreSpec) ([]explore.Result, error) {
+	t0 := time.Now()
+	since := func() time.Duration { return time.Since(t0) }
+	h := &holds{since: since}
 	h.arm(t.points())
 	x := &explorer{t: t, spec: spec, h: h, rng: workload.Seeded(spec.Seed, "explore/keys"),
 		cl: client.New(client.Config{Routes: func(int, string) (string, error) { return t.route(), nil }, Seed: spec.Seed,
-			Policy: client.Policy{PerTry: maxHeld}})}
+			Since: since, Policy: client.Policy{PerTry: maxHeld}})}
 	defer x.cl.Close()
-	var err error
-	res.Bound, res.BoundHow, err = x.bound(ctx)
+	bound, how, points, err := x.bound(ctx)
 	if err != nil {
-		return res, err
+		return nil, err
 	}
+	var out []explore.Result
+	for _, c := range spec.Cases {
+		if c.Cut != "" && !slices.Contains(t.cuts(), c.Cut) {
+			continue // a link the target does not use
+		}
+		cases := []explore.Case{c}
+		if c.At == explore.Every {
+			cases = c.Kind.Expand(points)
+		}
+		for _, c := range cases {
+			res, err := x.explore(ctx, c, bound, how)
+			out = append(out, res)
+			if err != nil {
+				return out, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// explore runs one case.
+func (x *explorer) explore(ctx context.Context, c explore.Case, bound time.Duration, how string) (explore.Result, error) {
+	start := time.Now()
+	x.c = c
+	res := explore.Result{Target: x.t.name(), Case: c.Name(), Requests: x.spec.Requests, Preemptions: x.spec.Preemptions,
+		Bound: bound, BoundHow: how}
 	var runs []explore.Execution
-	if spec.Order != nil {
-		runs, err = x.replay(ctx, spec.Order, max(spec.Repeat, 1), res.Bound)
+	var err error
+	if x.spec.Order != nil {
+		runs, err = x.replay(ctx, x.spec.Order, max(x.spec.Repeat, 1), bound)
 	} else {
-		runs, res.Errors, err = x.all(ctx, res.Bound)
+		runs, res.Errors, err = x.all(ctx, bound)
 	}
 	if err != nil {
 		return res, err
@@ -113,8 +147,8 @@ func exploreOn(ctx context.Context, t exploreTarget, spec ExploreSpec) (explore.
 	if err != nil {
 		return res, err
 	}
-	if spec.Order == nil {
-		res.Rechecked, err = x.recheck(ctx, judged, res.Bound)
+	if x.spec.Order == nil {
+		res.Rechecked, err = x.recheck(ctx, judged, bound)
 	} else {
 		judged, res.Rechecked = foldRepeats(judged), len(judged)
 	}
@@ -122,25 +156,45 @@ func exploreOn(ctx context.Context, t exploreTarget, spec ExploreSpec) (explore.
 	return res, err
 }
 
-// bound is the spec's bound, or the one measured: boundFactor times the
-// slowest step of soloRuns requests run alone, each step released at once.
-func (x *explorer) bound(ctx context.Context) (time.Duration, string, error) {
-	if x.spec.Bound > 0 {
-		return x.spec.Bound, "set", nil
+// workers is how many executions of the current case run side by side:
+// one at a time for a case that cuts a store link every execution shares.
+func (x *explorer) workers() int {
+	if x.c.Cut != "" {
+		return 1
 	}
+	return max(x.spec.Workers, 1)
+}
+
+// bound is the spec's bound, or the one measured (boundFactor times the
+// slowest step of soloRuns requests run alone, each step released at
+// once, at least minBound), how it was set, and the points a request
+// passes alone.
+func (x *explorer) bound(ctx context.Context) (time.Duration, string, []string, error) {
+	x.c = explore.Case{Kind: explore.Kinds()[0]}
 	var slowest time.Duration
-	for range soloRuns {
+	var points []string
+	for i := range soloRuns {
+		if i > 0 && x.spec.Bound > 0 {
+			break
+		}
 		ex, _, steps, err := x.run(ctx, 1, nil, time.Minute)
 		if err != nil {
-			return 0, "", fmt.Errorf("a request alone: %w", err)
+			return 0, "", nil, fmt.Errorf("a request alone: %w", err)
 		}
 		if a := ex.Attempts[0]; a.Status == 0 {
-			return 0, "", fmt.Errorf("a request alone got no answer: %s", a.Err)
+			return 0, "", nil, fmt.Errorf("a request alone got no answer: %s", a.Err)
 		}
 		slowest = max(slowest, slices.Max(steps))
+		points = points[:0]
+		for _, s := range ex.Steps[1:] {
+			points = append(points, s.From)
+		}
+	}
+	if x.spec.Bound > 0 {
+		return x.spec.Bound, "set", points, nil
 	}
 	b := max(minBound, boundFactor*slowest)
-	return b, fmt.Sprintf("measured: %d x the slowest step of a request alone (%s), at least %s", boundFactor, slowest.Round(time.Microsecond), minBound), nil
+	return b, fmt.Sprintf("measured: %d x the slowest step of a request alone (%s), at least %s", boundFactor, slowest.Round(time.Microsecond), minBound), points, nil
 }
 
 // all runs every order of the tree, spec.Workers side by side, each on a
@@ -157,7 +211,7 @@ func (x *explorer) all(ctx context.Context, bound time.Duration) ([]explore.Exec
 		err     error
 	}
 	results := make(chan done)
-	running, workers := 0, max(x.spec.Workers, 1)
+	running, workers := 0, x.workers()
 	var runs []explore.Execution
 	var failed []string
 	tries := map[string]int{}
@@ -191,7 +245,7 @@ func (x *explorer) all(ctx context.Context, bound time.Duration) ([]explore.Exec
 		default:
 			runs = append(runs, d.ex)
 			if x.spec.Progress != nil {
-				x.spec.Progress(len(runs))
+				x.spec.Progress(x.c, len(runs))
 			}
 		}
 	}
@@ -210,7 +264,7 @@ func (x *explorer) replay(ctx context.Context, order explore.Order, n int, bound
 		}
 		runs = append(runs, ex)
 		if x.spec.Progress != nil {
-			x.spec.Progress(len(runs))
+			x.spec.Progress(x.c, len(runs))
 		}
 	}
 	return runs, nil
@@ -242,7 +296,8 @@ func (x *explorer) run(ctx context.Context, requests int, prefix explore.Order, 
 	if err := x.t.open(ctx, []workload.Account{{ID: account, Currency: "EUR", Opening: opening}}); err != nil {
 		return explore.Execution{}, nil, nil, err
 	}
-	ex := newExecution(n, requests, x.spec.Case, key, account, "EUR", 1000)
+	ex := newExecution(n, requests, x.c, key, account, "EUR", 1000)
+	ex.cut = func() (func(), error) { return x.t.cut(x.c.Cut) }
 	for r := range requests {
 		x.h.add(ex.attemptID(r), ex, r)
 		defer x.h.drop(ex.attemptID(r))

@@ -9,6 +9,7 @@ import (
 	"github.com/idemchaos/idemchaos/scenarios/explore"
 	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/sim/workload"
+	"github.com/idemchaos/idemchaos/targets/api"
 	"github.com/idemchaos/idemchaos/targets/failpoint"
 	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
@@ -19,18 +20,19 @@ import (
 const exploreClaimTTL = 2 * time.Minute
 
 // Explore explores strategy: one replica deployed on the Builtin's stores
-// (its ledger emptied first), its every point held by the scheduler.
-func (r *Builtin) Explore(ctx context.Context, strategy string, spec ExploreSpec) (explore.Result, error) {
+// (its ledger emptied first), its every point held by the scheduler; a
+// result per case.
+func (r *Builtin) Explore(ctx context.Context, strategy string, spec ExploreSpec) ([]explore.Result, error) {
 	info, err := design.Lookup(strategy)
 	if err != nil {
-		return explore.Result{}, err
+		return nil, err
 	}
 	sl, err := r.ledgerOf(info.MySQL)
 	if err != nil {
-		return explore.Result{}, fmt.Errorf("%s: %w", strategy, err)
+		return nil, fmt.Errorf("%s: %w", strategy, err)
 	}
 	if _, err := sl.prepare(ctx, nil); err != nil {
-		return explore.Result{}, err
+		return nil, err
 	}
 	r.cells++
 	prefix := fmt.Sprintf("ic:%s:%d:", r.runID, r.cells)
@@ -39,7 +41,7 @@ func (r *Builtin) Explore(ctx context.Context, strategy string, spec ExploreSpec
 	d, err := r.deploy(ctx, deploySpec{Strategy: strategy, Replicas: 1, Prefix: prefix, Profile: spec.Profile,
 		ClaimTTL: exploreClaimTTL, Since: func() time.Duration { return time.Since(t0) }, InnoDB: info.MySQL})
 	if err != nil {
-		return explore.Result{}, err
+		return nil, err
 	}
 	defer d.close()
 	return exploreOn(ctx, builtinExplore{r: r, d: d, sl: sl, info: info, prefix: prefix}, spec)
@@ -70,4 +72,30 @@ func (b builtinExplore) open(ctx context.Context, accounts []workload.Account) e
 // executions charged there) and the Redis records under its prefix.
 func (b builtinExplore) truth(ctx context.Context, _ []string) (history.Ledger, error) {
 	return groundTruth(ctx, b.sl.read, b.r.redis, b.info.Redis, b.prefix)
+}
+
+// cut cuts the strategy's SQL or Redis link, as a plan's injection does;
+// the heal also drops the SQL connections the cut broke, so the next
+// execution starts afresh instead of meeting a dead one.
+func (b builtinExplore) cut(a api.Action) (func(), error) {
+	l := b.d.pgLink
+	if a == api.RedisCut {
+		l = b.d.redisLink
+	}
+	if err := l.Cut(); err != nil {
+		return nil, err
+	}
+	return func() {
+		_ = l.Heal()
+		b.d.resetStores()
+	}, nil
+}
+
+// cuts are the links the strategy uses: its SQL store's, and Redis's when
+// it keeps records there.
+func (b builtinExplore) cuts() []api.Action {
+	if b.info.Redis {
+		return []api.Action{api.PGCut, api.RedisCut}
+	}
+	return []api.Action{api.PGCut}
 }

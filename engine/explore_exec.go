@@ -23,8 +23,9 @@ const maxHeld = time.Minute
 // each until its execution releases it: the scheduler's side of the
 // target's failpoints.
 type holds struct {
-	mu sync.Mutex
-	by map[string]holder // attempt id
+	since func() time.Duration // the run's clock, the client's
+	mu    sync.Mutex
+	by    map[string]holder // attempt id
 }
 
 // holder is the request an attempt id belongs to.
@@ -48,7 +49,8 @@ func (h *holds) at(ctx context.Context, hit failpoint.Hit) func() {
 		return nil
 	}
 	release := make(chan struct{})
-	w.x.events <- event{r: w.r, hold: string(hit.Point), release: release}
+	heal := w.x.arrive(w.r, string(hit.Point))
+	w.x.events <- event{r: w.r, hold: string(hit.Point), release: release, at: h.since(), heal: heal}
 	t := time.NewTimer(maxHeld)
 	defer t.Stop()
 	select {
@@ -80,6 +82,8 @@ type event struct {
 	r       int
 	hold    string
 	release chan struct{}
+	at      time.Duration // when it reached the hold, on the run's clock
+	heal    func()        // heals the cut the case made as it reached the hold
 	done    bool
 	attempt history.Attempt
 }
@@ -97,6 +101,7 @@ const (
 // execution is one order being run: its requests, each an op of one try
 // on the execution's key and account.
 type execution struct {
+	c       explore.Case
 	ops     []workload.Op
 	events  chan event
 	state   []reqState
@@ -104,12 +109,20 @@ type execution struct {
 	release []chan struct{}
 	atts    []history.Attempt
 	timings []time.Duration // how long each step took to reach the next hold or answer
+	// lostAt is when A reached the case's point (a lost reply: when its
+	// client gave up); passed whether it has.
+	lostAt time.Duration
+	passed bool
+	// cut cuts the case's store link (the target's); heal, once cut,
+	// heals it, when A is answered.
+	cut  func() (heal func(), err error)
+	heal func()
 }
 
 // newExecution is execution n of a case: requests ops on key and
 // account, A's payload amount, another one amount+1.
 func newExecution(n, requests int, c explore.Case, key, account, currency string, amount int64) *execution {
-	x := &execution{events: make(chan event, 4*requests), state: make([]reqState, requests), hold: make([]string, requests),
+	x := &execution{c: c, events: make(chan event, 4*requests), state: make([]reqState, requests), hold: make([]string, requests),
 		release: make([]chan struct{}, requests), atts: make([]history.Attempt, requests)}
 	for r := range requests {
 		op := workload.Op{ID: n*explore.MaxRequests + r, Key: key, Account: account, Amount: amount, Currency: currency,
@@ -168,7 +181,18 @@ func (x *execution) run(ctx context.Context, cl *client.Client, prefix explore.O
 	}
 	x.abandon()
 	ex.Attempts = append(ex.Attempts, x.atts...)
+	if x.c.Lost && x.passed && len(ex.Attempts) > 0 {
+		lose(&ex.Attempts[0], x.c.At, x.lostAt)
+	}
 	return ex, choices, ctx.Err()
+}
+
+// lose makes a's answer one its client never saw: it gave up at at, when
+// the request reached point (or as the answer came).
+func lose(a *history.Attempt, point string, at time.Duration) {
+	a.Status, a.Body, a.ChargeID, a.Replayed = 0, "", "", false
+	a.Outcome, a.Return = history.Indeterminate, max(at, a.Call)
+	a.Err = "the answer was lost: its client gave up as the request reached " + point
 }
 
 // minSettle is the least time the waiting requests are given to move
@@ -213,8 +237,21 @@ func (x *execution) start(ctx context.Context, cl *client.Client, r int) {
 
 // handle applies an event.
 func (x *execution) handle(e event) {
+	if e.r == 0 && !x.passed && (e.hold == x.c.At || e.done && x.c.At == explore.Answer) {
+		x.passed, x.lostAt = true, e.at
+		if e.done {
+			x.lostAt = e.attempt.Return
+		}
+	}
+	if e.heal != nil {
+		x.heal = e.heal
+	}
 	if e.done {
 		x.state[e.r], x.atts[e.r] = done, e.attempt
+		if e.r == 0 && x.heal != nil {
+			x.heal()
+			x.heal = nil
+		}
 		return
 	}
 	x.state[e.r], x.hold[e.r], x.release[e.r] = held, e.hold, e.release
@@ -273,11 +310,38 @@ func (x *execution) awaitAny(ctx context.Context, d time.Duration) bool {
 func (x *execution) enabled() uint8 {
 	var set uint8
 	for r, s := range x.state {
-		if s == held {
+		if s == held && (r == 0 || x.hold[r] != explore.Send || x.mayFollow()) {
 			set |= 1 << r
 		}
 	}
 	return set
+}
+
+// mayFollow says whether the requests after A may be sent: at once, but
+// a lost reply's retries once A passed its point, a cut's once A was
+// answered.
+func (x *execution) mayFollow() bool {
+	switch {
+	case x.c.Cut != "":
+		return x.state[0] == done
+	case x.c.Lost:
+		return x.passed
+	}
+	return true
+}
+
+// arrive is request r reaching point, in its own goroutine before it is
+// held there: where a cut case strikes, A's store link is cut; it returns
+// what heals it (nil: nothing was cut).
+func (x *execution) arrive(r int, point string) func() {
+	if r != 0 || point != x.c.At || x.c.Cut == "" || x.cut == nil {
+		return nil
+	}
+	heal, err := x.cut()
+	if err != nil {
+		return nil
+	}
+	return heal
 }
 
 func (x *execution) allDone() bool {

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,13 +17,14 @@ import (
 // replays to a double charge every time.
 func TestExploreBuiltin(t *testing.T) {
 	ctx := context.Background()
-	dup, _ := explore.LookupCase("duplicate")
-	spec := engine.ExploreSpec{Case: dup, Requests: 2, Preemptions: -1, Workers: 2, Profile: api.IETF, Seed: 1, Recheck: 3}
+	dup, _ := explore.ParseCase("duplicate")
+	spec := engine.ExploreSpec{Cases: []explore.Case{dup}, Requests: 2, Preemptions: -1, Workers: 2, Profile: api.IETF, Seed: 1, Recheck: 3}
 	r := newRunner(t)
-	res, err := r.Explore(ctx, "pg-tx", spec)
+	all, err := r.Explore(ctx, "pg-tx", spec)
 	if err != nil {
 		t.Fatal(err)
 	}
+	res := all[0]
 	t.Logf("%s (%s, bound %s: %s)", res.Sentence(), res.Took, res.Bound, res.BoundHow)
 	if len(res.Runs) < 2 || res.Holding() != len(res.Runs) || len(res.Errors) > 0 {
 		t.Errorf("pg-tx: %s; errors %v", res.Sentence(), res.Errors)
@@ -31,10 +33,11 @@ func TestExploreBuiltin(t *testing.T) {
 		}
 	}
 	spec.Bound = 100 * time.Millisecond // its waits are on the account's row lock, released at once: no need to wait long
-	res, err = r.Explore(ctx, "redis-getset", spec)
+	all, err = r.Explore(ctx, "redis-getset", spec)
 	if err != nil {
 		t.Fatal(err)
 	}
+	res = all[0]
 	t.Logf("%s (%s)", res.Sentence(), res.Took)
 	failing := res.Failing()
 	if len(failing) == 0 || failing[0].Class != "double_charge" {
@@ -47,7 +50,58 @@ func TestExploreBuiltin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(again.Runs) != 1 || again.Runs[0].Class != "double_charge" || len(again.Runs[0].Varied) > 0 {
-		t.Errorf("the replay of %s: %s", shortest.Order, again.Sentence())
+	if runs := again[0].Runs; len(runs) != 1 || runs[0].Class != "double_charge" || len(runs[0].Varied) > 0 {
+		t.Errorf("the replay of %s: %s", shortest.Order, again[0].Sentence())
+	}
+}
+
+// TestExploreEveryCase: pg-tx holds in every order of every case, each
+// fault at every point its request passes (lost replies, its SQL link
+// cut); redis-setnx, whose completed answer goes to Redis after the
+// commit, desyncs its stores when its Redis link is cut at any point, and
+// has no case of a Redis cut against pg-tx, which never uses Redis.
+func TestExploreEveryCase(t *testing.T) {
+	ctx := context.Background()
+	var cases []explore.Case
+	for _, name := range explore.KindNames() {
+		c, err := explore.ParseCase(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, c)
+	}
+	spec := engine.ExploreSpec{Cases: cases, Requests: 2, Preemptions: -1, Workers: 2, Profile: api.IETF, Seed: 1, Recheck: 2}
+	r := newRunner(t)
+	res, err := r.Explore(ctx, "pg-tx", spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(explore.Summary(res))
+	seen := map[string]bool{}
+	for _, c := range res {
+		kind, _, _ := strings.Cut(c.Case, "@")
+		seen[kind] = true
+		if c.Holding() != len(c.Runs) || len(c.Runs) == 0 || len(c.Errors) > 0 {
+			t.Errorf("pg-tx: %s", c.Sentence())
+		}
+	}
+	if !seen["lost-reply"] || !seen["pg-cut"] || seen["redis-cut"] {
+		t.Errorf("pg-tx explored %v; want lost replies and SQL cuts, no Redis cut", seen)
+	}
+	res, err = r.Explore(ctx, "redis-setnx", spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(explore.Summary(res))
+	desync := 0
+	for _, c := range res {
+		if strings.HasPrefix(c.Case, "redis-cut@") {
+			if f := c.Failing(); len(f) > 0 && f[0].Class == "store_desync" {
+				desync++
+			}
+		}
+	}
+	if desync == 0 {
+		t.Errorf("redis-setnx: no Redis cut desynced its stores: %s", explore.Summary(res))
 	}
 }

@@ -26,8 +26,11 @@ func ExploreRepro(target string, res explore.Result, order explore.Order) string
 // requests.
 func WriteExplore(w io.Writer, res explore.Result, target string, v View) error {
 	tone := tonePass
-	if len(res.Failing()) > 0 {
+	switch {
+	case len(res.Failing()) > 0:
 		tone = toneBroken
+	case len(res.Varying()) > 0 || len(res.Errors) > 0:
+		tone = toneUnsure
 	}
 	fmt.Fprintln(w, v.paint(tone, res.Sentence()))
 	fmt.Fprintf(w, "  %d orders run in %s, %d again to check they repeat; a request waits on another after %s (%s)\n",

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/idemchaos/idemchaos/engine"
@@ -31,7 +32,8 @@ type exploreFlags struct {
 
 func (f *exploreFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.strategy, "strategy", "", "the built-in strategy to explore")
-	fs.StringVar(&f.caseName, "case", "duplicate", "the requests: "+caseNames())
+	fs.StringVar(&f.caseName, "case", "duplicate", "the cases, comma-separated, or all: "+caseNames()+
+		"; a case that strikes at a point runs at every point A passes, or at one: lost-reply@after-commit, lost-reply@answer")
 	fs.IntVar(&f.requests, "requests", 2, "how many requests of the key: 2, or 3 (then within --preemptions)")
 	fs.IntVar(&f.preemptions, "preemptions", -1, "explore only the orders with at most N preemptions (default: every order of 2 requests, 2 for 3)")
 	fs.DurationVar(&f.bound, "bound", 0, "how long a released request may take to reach its next point before it is taken to wait on another (0: measured)")
@@ -44,21 +46,41 @@ func (f *exploreFlags) register(fs *flag.FlagSet) {
 
 func caseNames() string {
 	s := ""
-	for i, c := range explore.Cases() {
+	for i, k := range explore.Kinds() {
 		if i > 0 {
 			s += ", "
 		}
-		s += c.Name + " (" + c.Doc + ")"
+		s += k.Name + " (" + k.Doc + ")"
 	}
 	return s
+}
+
+// cases reads --case: names, comma-separated, or all.
+func (f exploreFlags) cases() ([]explore.Case, error) {
+	names := strings.Split(f.caseName, ",")
+	if f.caseName == "all" {
+		names = explore.KindNames()
+	}
+	var out []explore.Case
+	for _, n := range names {
+		c, err := explore.ParseCase(strings.TrimSpace(n))
+		if err != nil {
+			return nil, usageErrorf("--case: %v", err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }
 
 // spec checks the flags and turns them into an exploration.
 func (f exploreFlags) spec() (engine.ExploreSpec, error) {
 	var spec engine.ExploreSpec
-	c, err := explore.LookupCase(f.caseName)
+	cases, err := f.cases()
 	if err != nil {
-		return spec, usageErrorf("--case: %v", err)
+		return spec, err
+	}
+	if f.order != "" && (len(cases) != 1 || cases[0].At == explore.Every) {
+		return spec, usageErrorf("--order replays one order of one case: give --case with one case (and its point: lost-reply@after-commit)")
 	}
 	if f.requests < 2 || f.requests > explore.MaxRequests {
 		return spec, usageErrorf("--requests %d: want 2 or 3", f.requests)
@@ -77,7 +99,7 @@ func (f exploreFlags) spec() (engine.ExploreSpec, error) {
 	case f.bound < 0 || f.bound > time.Minute:
 		return spec, usageErrorf("--bound %s: want 0 (measured) to 1m", f.bound)
 	}
-	spec = engine.ExploreSpec{Case: c, Requests: f.requests, Preemptions: pre, Bound: f.bound, Repeat: f.repeat,
+	spec = engine.ExploreSpec{Cases: cases, Requests: f.requests, Preemptions: pre, Bound: f.bound, Repeat: f.repeat,
 		Recheck: f.recheck, Workers: f.workers, Seed: f.seed}
 	if f.order != "" {
 		if spec.Order, err = explore.ParseOrder(f.order, f.requests); err != nil {
@@ -123,9 +145,9 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer s.Close()
-	spec.Progress = func(n int) {
-		if n%50 == 0 {
-			fmt.Fprintf(log, "explore %s: %d orders run\n", f.strategy, n)
+	spec.Progress = func(c explore.Case, n int) {
+		if n%100 == 0 {
+			fmt.Fprintf(log, "explore %s, %s: %d orders run\n", f.strategy, c.Name(), n)
 		}
 	}
 	res, err := s.Builtins[0].Explore(ctx, f.strategy, spec)
@@ -140,32 +162,37 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return verdictExit(exploreExit(res))
 		}
 	}
-	if err := reports.WriteExplore(stdout, res, "--strategy "+f.strategy, view); err != nil {
-		return err
+	for i, r := range res {
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		if err := reports.WriteExplore(stdout, r, "--strategy "+f.strategy, view); err != nil {
+			return err
+		}
+	}
+	if len(res) > 1 {
+		fmt.Fprintf(stdout, "\n%s\n", explore.Summary(res))
 	}
 	return verdictExit(exploreExit(res))
 }
 
-// exploreExit is 1 when an order broke an invariant every time it ran, 4
-// when none did but an order varied or could not be run, else 0.
-func exploreExit(res explore.Result) int {
-	steady := 0
-	for _, r := range res.Failing() {
-		if len(r.Varied) == 0 {
-			steady++
+// exploreExit is 1 when an order of a case broke an invariant every time
+// it ran, 4 when none did but an order varied or could not be run, else 0.
+func exploreExit(res []explore.Result) int {
+	code := exitPass
+	for _, r := range res {
+		if len(r.Failing()) > 0 {
+			return exitViolated
+		}
+		if len(r.Varying()) > 0 || len(r.Errors) > 0 {
+			code = exitInconclusive
 		}
 	}
-	switch {
-	case steady > 0:
-		return exitViolated
-	case len(res.Failing()) > 0 || len(res.Errors) > 0:
-		return exitInconclusive
-	}
-	return exitPass
+	return code
 }
 
 // writeExploreJSON writes an exploration as indented JSON.
-func writeExploreJSON(w io.Writer, res explore.Result) error {
+func writeExploreJSON(w io.Writer, res []explore.Result) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(res)

@@ -51,6 +51,16 @@ func (o Order) String() string {
 	return b.String()
 }
 
+// MarshalText writes the order as String does.
+func (o Order) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
+
+// UnmarshalText reads an order of up to MaxRequests requests.
+func (o *Order) UnmarshalText(b []byte) error {
+	p, err := ParseOrder(string(b), MaxRequests)
+	*o = p
+	return err
+}
+
 // ParseOrder reads an order written by String, for requests requests.
 func ParseOrder(s string, requests int) (Order, error) {
 	if s == "" {

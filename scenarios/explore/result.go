@@ -60,12 +60,12 @@ func (r Result) Classes() map[string]int {
 	return out
 }
 
-// Failing is the orders that broke an invariant (or varied), shortest
-// first (fewest steps, then by name).
+// Failing is the orders that broke an invariant every time they ran,
+// shortest first (fewest steps, then by name).
 func (r Result) Failing() []Run {
 	var out []Run
 	for _, run := range r.Runs {
-		if !run.Outcome.Holds() || len(run.Varied) > 0 {
+		if !run.Outcome.Holds() && len(run.Varied) == 0 {
 			out = append(out, run)
 		}
 	}
@@ -105,8 +105,12 @@ func (r Result) Sentence() string {
 		head += fmt.Sprintf(", %s not run", plural(len(r.Errors), "order"))
 	}
 	failing := r.Failing()
-	if len(failing) == 0 {
+	varying := len(r.Varying())
+	switch {
+	case len(failing) == 0 && varying == 0:
 		return fmt.Sprintf("%s: %d of %d orders hold", head, n, n)
+	case len(failing) == 0:
+		return fmt.Sprintf("%s: %d of %d orders hold, %s varying across re-runs", head, r.Holding(), n, plural(varying, "order"))
 	}
 	counts := map[string]int{}
 	for _, run := range failing {
@@ -117,8 +121,8 @@ func (r Result) Sentence() string {
 		parts = append(parts, fmt.Sprintf("%s in %d", c, counts[c]))
 	}
 	s := fmt.Sprintf("%s: %s of %d orders", head, strings.Join(parts, ", "), n)
-	if v := len(r.Varying()); v > 0 {
-		s += fmt.Sprintf(" (%s varying across re-runs)", plural(v, "order"))
+	if varying > 0 {
+		s += fmt.Sprintf(" (%s varying across re-runs)", plural(varying, "order"))
 	}
 	return s
 }
@@ -158,4 +162,44 @@ func (ex Execution) Columns(requests int) string {
 		fmt.Fprintf(&b, "%s%s\n", strings.Repeat(" ", width*s.Request), name)
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// Summary says what the results of one target prove together: "pg-tx:
+// every order of every case holds (duplicate, mismatch, lost-reply at 3
+// points, pg-cut at 5 points): 480 orders", or which cases broke.
+func Summary(res []Result) string {
+	if len(res) == 0 {
+		return ""
+	}
+	orders, held := 0, 0
+	var broke []string
+	points := map[string]int{}
+	var kinds []string
+	for _, r := range res {
+		orders += len(r.Runs)
+		held += r.Holding()
+		if len(r.Failing()) > 0 || len(r.Varying()) > 0 || len(r.Errors) > 0 {
+			broke = append(broke, r.Case)
+		}
+		kind, _, at := strings.Cut(r.Case, "@")
+		if !slices.Contains(kinds, kind) {
+			kinds = append(kinds, kind)
+		}
+		if at {
+			points[kind]++
+		}
+	}
+	var parts []string
+	for _, k := range kinds {
+		if n := points[k]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s at %s", k, plural(n, "point")))
+		} else {
+			parts = append(parts, k)
+		}
+	}
+	what := strings.Join(parts, ", ")
+	if len(broke) == 0 {
+		return fmt.Sprintf("%s: every one of %d orders holds (%s)", res[0].Target, orders, what)
+	}
+	return fmt.Sprintf("%s: %d of %d orders hold (%s); broken in %s", res[0].Target, held, orders, what, strings.Join(broke, ", "))
 }
