@@ -48,10 +48,17 @@ type exploreTarget interface {
 	name() string
 	// points is the failpoint set the target's requests evaluate.
 	points() *failpoint.Set
-	// route is the base URL requests are sent to.
+	// route is the base URL requests are sent to; client shapes them
+	// (nil Header: no extra headers).
 	route() string
-	// open opens accounts on the target's ledger.
-	open(ctx context.Context, accounts []workload.Account) error
+	client() client.Config
+	// account gives execution n an account of its own (opened on the
+	// ledger, or one of the service's, free of every other execution
+	// running) and what frees it; workers bounds the executions run side
+	// by side (0: no bound).
+	account(ctx context.Context, n int) (id string, free func(), err error)
+	workers() int
+	currency() string
 	// truth reads the ground truth of the keys.
 	truth(ctx context.Context, keys []string) (history.Ledger, error)
 	// twoStores says the checker judges store_desync.
@@ -76,8 +83,10 @@ const (
 // the bound on a loaded machine) makes an execution leave its order.
 const jobTries = 3
 
-// opening is each execution's account's opening balance.
-const opening = 1_000_000
+// exploreOpening is the opening balance of an account opened for one
+// execution.
+const exploreOpening = 1_000_000
+
 
 // explorer runs the executions of one exploration.
 type explorer struct {
@@ -99,9 +108,9 @@ func exploreOn(ctx context.Context, t exploreTarget, spec ExploreSpec) ([]explor
 	since := func() time.Duration { return time.Since(t0) }
 	h := &holds{since: since}
 	h.arm(t.points())
-	x := &explorer{t: t, spec: spec, h: h, rng: workload.Seeded(spec.Seed, "explore/keys"),
-		cl: client.New(client.Config{Routes: func(int, string) (string, error) { return t.route(), nil }, Seed: spec.Seed,
-			Since: since, Policy: client.Policy{PerTry: maxHeld}})}
+	cfg := t.client()
+	cfg.Routes, cfg.Seed, cfg.Since, cfg.Policy = func(int, string) (string, error) { return t.route(), nil }, spec.Seed, since, client.Policy{PerTry: maxHeld}
+	x := &explorer{t: t, spec: spec, h: h, rng: workload.Seeded(spec.Seed, "explore/keys"), cl: client.New(cfg)}
 	defer x.cl.Close()
 	bound, how, points, err := x.bound(ctx)
 	if err != nil {
@@ -162,7 +171,11 @@ func (x *explorer) workers() int {
 	if x.c.Cut != "" {
 		return 1
 	}
-	return max(x.spec.Workers, 1)
+	n := max(x.spec.Workers, 1)
+	if w := x.t.workers(); w > 0 {
+		n = min(n, w)
+	}
+	return n
 }
 
 // bound is the spec's bound, or the one measured (boundFactor times the
@@ -292,11 +305,12 @@ func (x *explorer) run(ctx context.Context, requests int, prefix explore.Order, 
 	x.n++
 	key := workload.NewKey(x.rng)
 	x.mu.Unlock()
-	account := fmt.Sprintf("explore-%d", n)
-	if err := x.t.open(ctx, []workload.Account{{ID: account, Currency: "EUR", Opening: opening}}); err != nil {
+	account, free, err := x.t.account(ctx, n)
+	if err != nil {
 		return explore.Execution{}, nil, nil, err
 	}
-	ex := newExecution(n, requests, x.c, key, account, "EUR", 1000)
+	defer free()
+	ex := newExecution(n, requests, x.c, key, account, x.t.currency(), 1000)
 	ex.cut = func() (func(), error) { return x.t.cut(x.c.Cut) }
 	for r := range requests {
 		x.h.add(ex.attemptID(r), ex, r)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/explore"
+	"github.com/idemchaos/idemchaos/sim/client"
 	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/sim/workload"
 	"github.com/idemchaos/idemchaos/targets/api"
@@ -64,8 +65,15 @@ func (b builtinExplore) route() string {
 	return u
 }
 
-func (b builtinExplore) open(ctx context.Context, accounts []workload.Account) error {
-	return b.sl.open(ctx, accounts)
+func (b builtinExplore) client() client.Config { return client.Config{} }
+func (b builtinExplore) workers() int          { return 0 }
+func (b builtinExplore) currency() string      { return "EUR" }
+
+// account opens a fresh account for execution n.
+func (b builtinExplore) account(ctx context.Context, n int) (string, func(), error) {
+	id := fmt.Sprintf("explore-%d", n)
+	err := b.sl.open(ctx, []workload.Account{{ID: id, Currency: "EUR", Opening: exploreOpening}})
+	return id, func() {}, err
 }
 
 // truth reads the whole ledger (the Builtin's own: only the exploration's

@@ -273,6 +273,19 @@ func (t External) carries(in api.Injection) bool {
 	return t.Failpoints
 }
 
+// AccountIDs are the service's accounts a run charges: Accounts, else
+// the built-in plans' (acct-1..acct-4).
+func (t External) AccountIDs() []string {
+	if len(t.Accounts) > 0 {
+		return t.Accounts
+	}
+	out := make([]string, accounts)
+	for i := range out {
+		out[i] = workload.AccountID(i + 1)
+	}
+	return out
+}
+
 // adapt turns a built-in plan into one for t: the service's accounts and
 // currency, replicas folded onto its URLs, and in-target faults it cannot
 // carry (delays and latency, without the failpoint protocol) dropped.

@@ -13,9 +13,21 @@ const LedgerURLEnv = "IDEMCHAOS_LEDGER_URL"
 
 // Repro is the one-line command that re-runs cell c against t.
 func (t External) Repro(c Cell) string {
+	return fmt.Sprintf("idemchaos run %s %s --seed %d%s%s", t.where(), c.scenarioArg(), c.Seed, c.profileArg(), t.flags())
+}
+
+// Args are the flags that name t on a command line: where it is, its
+// ledger and how it is spoken to ("--target-url ... --failpoints").
+func (t External) Args() string { return t.where() + t.flags() }
+
+// where is the flags of the service's URLs and its ledger.
+func (t External) where() string {
+	return fmt.Sprintf("--target-url %s --ledger-url \"$%s\" --ledger-query %s", shellQuote(strings.Join(t.URLs, ",")), LedgerURLEnv, shellQuote(t.LedgerQuery))
+}
+
+// flags is the flags of everything else t sets, each with a leading space.
+func (t External) flags() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "idemchaos run --target-url %s --ledger-url \"$%s\" --ledger-query %s %s --seed %d%s",
-		shellQuote(strings.Join(t.URLs, ",")), LedgerURLEnv, shellQuote(t.LedgerQuery), c.scenarioArg(), c.Seed, c.profileArg())
 	flag := func(name, value string) {
 		if value != "" {
 			fmt.Fprintf(&b, " --%s %s", name, shellQuote(value))

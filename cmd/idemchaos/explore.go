@@ -12,6 +12,7 @@ import (
 
 	"github.com/idemchaos/idemchaos/engine"
 	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/explore"
 	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
@@ -120,14 +121,13 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	c.term.register(fs)
 	var f exploreFlags
 	f.register(fs)
+	var t targetFlags
+	t.register(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	profile, err := profileFlag(c.profile)
 	if err != nil {
-		return err
-	}
-	if err := requireName("strategy", f.strategy, design.Names()); err != nil {
 		return err
 	}
 	spec, err := f.spec()
@@ -140,17 +140,38 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	log := c.log(stderr)
-	s, err := open(ctx, c, 1, log, f.strategy)
-	if err != nil {
-		return err
+	var name string
+	var run func(ctx context.Context) ([]explore.Result, error)
+	switch {
+	case t.set() && f.strategy != "":
+		return usageErrorf("--strategy and --target-url: give one (a built-in strategy, or your own service)")
+	case t.set():
+		svc, e, err := exploreService(ctx, t, log)
+		if err != nil {
+			return err
+		}
+		defer svc.Close()
+		name, run = e.Args(), func(ctx context.Context) ([]explore.Result, error) { return svc.Explore(ctx, spec) }
+	default:
+		if err := t.stray(); err != nil {
+			return err
+		}
+		if err := requireName("strategy", f.strategy, design.Names()); err != nil {
+			return err
+		}
+		s, err := open(ctx, c, 1, log, f.strategy)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		name, run = "--strategy "+f.strategy, func(ctx context.Context) ([]explore.Result, error) { return s.Builtins[0].Explore(ctx, f.strategy, spec) }
 	}
-	defer s.Close()
 	spec.Progress = func(c explore.Case, n int) {
 		if n%100 == 0 {
-			fmt.Fprintf(log, "explore %s, %s: %d orders run\n", f.strategy, c.Name(), n)
+			fmt.Fprintf(log, "explore, %s: %d orders run\n", c.Name(), n)
 		}
 	}
-	res, err := s.Builtins[0].Explore(ctx, f.strategy, spec)
+	res, err := run(ctx)
 	if err != nil {
 		return envError(err)
 	}
@@ -166,7 +187,7 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if i > 0 {
 			fmt.Fprintln(stdout)
 		}
-		if err := reports.WriteExplore(stdout, r, "--strategy "+f.strategy, view); err != nil {
+		if err := reports.WriteExplore(stdout, r, name, view); err != nil {
 			return err
 		}
 	}
@@ -196,4 +217,18 @@ func writeExploreJSON(w io.Writer, res []explore.Result) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(res)
+}
+
+// exploreService opens the user's service for explore: it must speak the
+// failpoint protocol.
+func exploreService(ctx context.Context, t targetFlags, log io.Writer) (*engine.Service, scenarios.External, error) {
+	e, _, err := t.external()
+	if err != nil {
+		return nil, e, err
+	}
+	if !e.Failpoints {
+		return nil, e, usageErrorf("explore holds your service's requests at its failpoints: give --failpoints (docs/failpoints.md)")
+	}
+	svc, err := openService(ctx, t, e, log)
+	return svc, e, err
 }

@@ -48,7 +48,7 @@ func buildAndRun(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	bin = dir
 	for _, pkg := range []string{"github.com/idemchaos/idemchaos/cmd/idemchaos", "./accountlock", "./jsonbstore", "./expiringclaim", "./checkthenset", "./mutexhold", "./inserthold", "./accounthold",
-		"./mariadbnowait", "./mariadbsnapshot", "./mariadbgaplock", "./mariadbinsertwait"} {
+		"./mariadbnowait", "./mariadbsnapshot", "./mariadbgaplock", "./mariadbinsertwait", "./mariadbtx"} {
 		build := exec.Command("go", "build", "-o", filepath.Join(dir, filepath.Base(pkg)), pkg)
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr
 		if err := build.Run(); err != nil {

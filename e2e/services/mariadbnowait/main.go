@@ -9,7 +9,15 @@
 // gets 409); locks the account's row (SELECT ... FOR UPDATE), calls the
 // payment provider (150 to 400 ms) and writes the charge, the balance and
 // the key's response before COMMIT. Every query runs on the request's
-// context. It is correct; its charges queue on the account's row lock.
+// context. Its charges queue on the account's row lock. It passes every
+// scenario idemchaos samples, yet it is not quite what it says: when both
+// requests of a key read it before either inserts it, the second INSERT
+// waits on the first's uncommitted row until the first commits (a held
+// duplicate), an order only explore reaches; mariadbtx claims without
+// waiting.
+//
+// With --failpoints it speaks idemchaos's failpoint protocol
+// (docs/failpoints.md).
 package main
 
 import (
@@ -26,6 +34,7 @@ import (
 type service struct {
 	db       *sql.DB
 	provider *shop.Provider
+	points   *shop.Points
 }
 
 func main() {
@@ -35,7 +44,7 @@ func main() {
 		shop.Fail("mariadbnowait", err)
 	}
 	defer db.Close()
-	s := &service{db: db, provider: shop.NewProvider(f)}
+	s := &service{db: db, provider: shop.NewProvider(f), points: shop.NewPoints(f.Failpoints)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/charges", s.charge)
 	shop.Serve("mariadbnowait", mux)
@@ -64,7 +73,9 @@ func (s *service) charge(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	status, body, replayed, err := s.run(ctx, key, fp, c, r.Header.Get("X-Idemchaos-Attempt"))
+	pts := s.points.Begin(r)
+	status, body, replayed, err := s.run(ctx, pts, key, fp, c, r.Header.Get("X-Idemchaos-Attempt"))
+	pts.End(ctx, key)
 	switch {
 	case errors.Is(err, errBusy), shop.IsMySQLError(err, shop.ErDupEntry, shop.ErLockWaitTimeout, shop.ErLockDeadlock, shop.ErLockNowait):
 		shop.Error(w, http.StatusConflict, "in_flight", "a request with this key is in flight")
@@ -78,7 +89,7 @@ func (s *service) charge(w http.ResponseWriter, r *http.Request) {
 }
 
 // run is the charge's transaction.
-func (s *service) run(ctx context.Context, key, fp string, c shop.Charge, attempt string) (status int, body []byte, replayed bool, err error) {
+func (s *service) run(ctx context.Context, pts *shop.Request, key, fp string, c shop.Charge, attempt string) (status int, body []byte, replayed bool, err error) {
 	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
 	if err != nil {
 		return 0, nil, false, err
@@ -99,9 +110,11 @@ func (s *service) run(ctx context.Context, key, fp string, c shop.Charge, attemp
 	case found:
 		return 0, nil, false, errBusy
 	}
+	pts.At(ctx, "after-check", key)
 	if _, err := tx.ExecContext(ctx, "INSERT INTO idempotency_keys (`key`, fingerprint) VALUES (?, ?)", key, fp); err != nil {
 		return 0, nil, false, err
 	}
+	pts.At(ctx, "after-claim", key)
 	var balance int64
 	if err := tx.QueryRowContext(ctx, `SELECT balance FROM accounts WHERE id = ? FOR UPDATE`, c.Account).Scan(&balance); err != nil {
 		return 0, nil, false, err
@@ -125,7 +138,12 @@ func (s *service) run(ctx context.Context, key, fp string, c shop.Charge, attemp
 	if _, err := tx.ExecContext(ctx, "UPDATE idempotency_keys SET status = ?, response = ? WHERE `key` = ?", status, string(body), key); err != nil {
 		return 0, nil, false, err
 	}
-	return status, body, false, tx.Commit()
+	pts.At(ctx, "before-commit", key)
+	if err := tx.Commit(); err != nil {
+		return 0, nil, false, err
+	}
+	pts.At(ctx, "after-commit", key)
+	return status, body, false, nil
 }
 
 // lookUp reads the key's row, with lock ("" or a locking clause).
