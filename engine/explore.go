@@ -87,7 +87,6 @@ const jobTries = 3
 // execution.
 const exploreOpening = 1_000_000
 
-
 // explorer runs the executions of one exploration.
 type explorer struct {
 	t    exploreTarget

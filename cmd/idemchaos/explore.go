@@ -164,7 +164,9 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 		defer s.Close()
-		name, run = "--strategy "+f.strategy, func(ctx context.Context) ([]explore.Result, error) { return s.Builtins[0].Explore(ctx, f.strategy, spec) }
+		name, run = "--strategy "+f.strategy, func(ctx context.Context) ([]explore.Result, error) {
+			return s.Builtins[0].Explore(ctx, f.strategy, spec)
+		}
 	}
 	spec.Progress = func(c explore.Case, n int) {
 		if n%100 == 0 {
