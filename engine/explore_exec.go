@@ -101,14 +101,16 @@ const (
 // execution is one order being run: its requests, each an op of one try
 // on the execution's key and account.
 type execution struct {
-	c       explore.Case
-	ops     []workload.Op
-	events  chan event
-	state   []reqState
-	hold    []string
-	release []chan struct{}
-	atts    []history.Attempt
-	timings []time.Duration // how long each step took to reach the next hold or answer
+	c        explore.Case
+	ops      []workload.Op
+	events   chan event
+	state    []reqState
+	hold     []string
+	release  []chan struct{}
+	atts     []history.Attempt
+	timings  []time.Duration // how long each step took to reach the next hold or answer
+	choices  int             // made so far
+	answered []int           // per request: choices made when its answer came (-1: not yet)
 	// lostAt is when A reached the case's point (a lost reply: when its
 	// client gave up); passed whether it has.
 	lostAt time.Duration
@@ -123,7 +125,7 @@ type execution struct {
 // account, A's payload amount, another one amount+1.
 func newExecution(n, requests int, c explore.Case, key, account, currency string, amount int64) *execution {
 	x := &execution{c: c, events: make(chan event, 4*requests), state: make([]reqState, requests), hold: make([]string, requests),
-		release: make([]chan struct{}, requests), atts: make([]history.Attempt, requests)}
+		release: make([]chan struct{}, requests), atts: make([]history.Attempt, requests), answered: make([]int, requests)}
 	for r := range requests {
 		op := workload.Op{ID: n*explore.MaxRequests + r, Key: key, Account: account, Amount: amount, Currency: currency,
 			Group: -1, After: -1, MaxTries: 1, Tries: []workload.Try{{Replica: 0}}}
@@ -131,7 +133,7 @@ func newExecution(n, requests int, c explore.Case, key, account, currency string
 			op.Amount++
 		}
 		x.ops = append(x.ops, op)
-		x.hold[r] = explore.Send
+		x.hold[r], x.answered[r] = explore.Send, -1
 	}
 	return x
 }
@@ -167,6 +169,7 @@ func (x *execution) run(ctx context.Context, cl *client.Client, prefix explore.O
 			}
 		}
 		choices = append(choices, explore.Choice{Enabled: enabled, Chosen: r})
+		x.choices = len(choices)
 		ex.Order = append(ex.Order, r)
 		ex.Steps = append(ex.Steps, explore.Step{Request: r, From: x.hold[r]})
 		x.start(ctx, cl, r)
@@ -180,7 +183,7 @@ func (x *execution) run(ctx context.Context, cl *client.Client, prefix explore.O
 		last = r
 	}
 	x.abandon()
-	ex.Attempts = append(ex.Attempts, x.atts...)
+	ex.Attempts, ex.Answered = append(ex.Attempts, x.atts...), append(ex.Answered, x.answered...)
 	if x.c.Lost && x.passed && len(ex.Attempts) > 0 {
 		lose(&ex.Attempts[0], x.c.At, x.lostAt)
 	}
@@ -247,7 +250,7 @@ func (x *execution) handle(e event) {
 		x.heal = e.heal
 	}
 	if e.done {
-		x.state[e.r], x.atts[e.r] = done, e.attempt
+		x.state[e.r], x.atts[e.r], x.answered[e.r] = done, e.attempt, x.choices
 		if e.r == 0 && x.heal != nil {
 			x.heal()
 			x.heal = nil

@@ -2,9 +2,12 @@ package engine_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/idemchaos/idemchaos/scenarios/check"
 
 	"github.com/idemchaos/idemchaos/engine"
 	"github.com/idemchaos/idemchaos/scenarios/explore"
@@ -96,7 +99,7 @@ func TestExploreEveryCase(t *testing.T) {
 	desync := 0
 	for _, c := range res {
 		if strings.HasPrefix(c.Case, "redis-cut@") {
-			if f := c.Failing(); len(f) > 0 && f[0].Class == "store_desync" {
+			if f := c.Failing(); len(f) > 0 && slices.Contains(f[0].Outcome.Anomalies, check.StoreDesync) {
 				desync++
 			}
 		}

@@ -54,7 +54,7 @@ func twoRequests(b history.Attempt, charges ...history.Charge) Execution {
 		Status: 201, Outcome: history.Acked, ChargeID: "ch_1", Body: "x"}
 	b.Key, b.Account, b.Amount, b.Fingerprint, b.ID = "k", "acct", 100, fp, "o1-t1"
 	return Execution{Order: Order{0, 1}, Steps: []Step{{0, Send, false}, {1, Send, false}}, Attempts: []history.Attempt{a, b},
-		Ledger: history.Ledger{Charges: charges}}
+		Answered: []int{2, 2}, Ledger: history.Ledger{Charges: charges}}
 }
 
 // TestJudge: the checker judges an execution; a request that waited on
@@ -75,6 +75,17 @@ func TestJudge(t *testing.T) {
 	waited.Steps[1].Waited = true
 	if o := Judge(waited, api.IETF, false); !slices.Equal(o.Anomalies, []check.Anomaly{check.HeldDuplicate}) || !strings.Contains(o.Detail, "waited") {
 		t.Errorf("waited: %+v", o)
+	}
+	charging := twoRequests(history.Attempt{Call: 10 * time.Millisecond, Return: 60 * time.Millisecond, Status: 201, Outcome: history.Acked, ChargeID: "ch_2", Body: "y"},
+		one, history.Charge{ID: "ch_2", Key: "k", Account: "acct", Amount: 100, AttemptID: "o1-t1", Seq: 2})
+	charging.Steps[1].Waited = true // on the account's row lock: then it charged
+	if o := Judge(charging, api.IETF, false); slices.Contains(o.Anomalies, check.HeldDuplicate) || !slices.Contains(o.Anomalies, check.DoubleCharge) {
+		t.Errorf("waited, then charged: %+v", o)
+	}
+	late := refused
+	late.Answered = []int{1, 2} // A was answered before B was sent: nothing held the key
+	if o := Judge(late, api.IETF, false); !slices.Equal(o.Anomalies, []check.Anomaly{check.StuckKey}) {
+		t.Errorf("a 409 with nothing in flight: %+v", o)
 	}
 	waits := api.Profile{Name: "waits", MissingKey: 400, InFlight: 409, Mismatch: 422, InFlightWait: true}
 	if o := Judge(waited, waits, false); !o.Holds() || o.Class(waits) != "replayed" {

@@ -29,7 +29,10 @@ type Execution struct {
 	Order    Order             `json:"order"`
 	Steps    []Step            `json:"steps"`
 	Attempts []history.Attempt `json:"attempts"`
-	Ledger   history.Ledger    `json:"ledger"`
+	// Answered is, for each request, how many choices had been made when
+	// its answer came in (-1: it never did).
+	Answered []int          `json:"answered"`
+	Ledger   history.Ledger `json:"ledger"`
 	// Stalled says why the execution could not finish (every request
 	// waiting and none moving within the bound); "": it finished.
 	Stalled string `json:"stalled,omitempty"`
@@ -49,11 +52,14 @@ type Outcome struct {
 func (o Outcome) Holds() bool { return len(o.Anomalies) == 0 }
 
 // Judge checks an execution: the checker on its attempts and its key's
-// ledger, with one difference: every request was held by the harness at
-// every point, so a duplicate's wait is told by the scheduler (a release
-// that did not move: Step.Waited), never read from timings the holds
-// stretched. A wait is a held_duplicate, unless the profile waits by
-// design.
+// ledger, with two things the scheduler knows better than timings the
+// holds stretched. A request of A's payload that waited on another and
+// did not charge itself (it was answered the replay, or the in-flight
+// status late) is a held_duplicate, unless the profile waits by design; a
+// request that waited and then charged waited on the business's own lock
+// (an account row), and its double charge is the finding. A request sent
+// once every other had been answered that gets the in-flight status met a
+// claim nothing holds: a stuck_key.
 func Judge(ex Execution, p api.Profile, twoStores bool) Outcome {
 	judged := p
 	judged.InFlightWait = true // held duplicates come from the waits below
@@ -63,18 +69,13 @@ func Judge(ex Execution, p api.Profile, twoStores bool) Outcome {
 		o.Statuses = append(o.Statuses, a.Status)
 	}
 	for _, f := range rep.Findings {
-		if !slices.Contains(o.Anomalies, f.Anomaly) {
-			o.Anomalies = append(o.Anomalies, f.Anomaly)
-		}
-		if o.Detail == "" {
-			o.Detail = f.Detail
-		}
+		o.add(f.Anomaly, f.Detail)
 	}
-	if !p.InFlightWait && slices.ContainsFunc(ex.Steps, func(s Step) bool { return s.Waited }) && !slices.Contains(o.Anomalies, check.HeldDuplicate) {
-		o.Anomalies = append(o.Anomalies, check.HeldDuplicate)
-		if o.Detail == "" {
-			o.Detail = waitDetail(ex)
-		}
+	if r, ok := heldBy(ex); ok && !p.InFlightWait {
+		o.add(check.HeldDuplicate, "request "+Names[r:r+1]+", of A's payload, waited on another request instead of being answered at once, and did not charge")
+	}
+	if r, ok := stuck(ex, inFlight(p)); ok {
+		o.add(check.StuckKey, "request "+Names[r:r+1]+" was sent once every other request had been answered, and got the in-flight status: the claim outlived its request")
 	}
 	if ex.Stalled != "" && o.Detail == "" {
 		o.Detail = ex.Stalled
@@ -84,14 +85,86 @@ func Judge(ex Execution, p api.Profile, twoStores bool) Outcome {
 	return o
 }
 
-// waitDetail says which request waited, at which step.
-func waitDetail(ex Execution) string {
+// add records an anomaly, and its detail when it is the first.
+func (o *Outcome) add(a check.Anomaly, detail string) {
+	if !slices.Contains(o.Anomalies, a) {
+		o.Anomalies = append(o.Anomalies, a)
+	}
+	if o.Detail == "" {
+		o.Detail = detail
+	}
+}
+
+// inFlight is the profile's in-flight status (409 when unset).
+func inFlight(p api.Profile) int {
+	if p.InFlight != 0 {
+		return p.InFlight
+	}
+	return 409
+}
+
+// heldBy is the first request that waited, carries A's payload and did not
+// charge itself.
+func heldBy(ex Execution) (int, bool) {
 	for _, s := range ex.Steps {
-		if s.Waited {
-			return "request " + Names[s.Request:s.Request+1] + ", released from " + s.From + ", waited on another request instead of being answered at once"
+		if !s.Waited || s.Request >= len(ex.Attempts) {
+			continue
+		}
+		a := ex.Attempts[s.Request]
+		if a.Fingerprint == ex.Attempts[0].Fingerprint && !charged(ex, a) {
+			return s.Request, true
 		}
 	}
-	return ""
+	return 0, false
+}
+
+// charged reports whether a made a charge of its own: a ledger row naming
+// it, or (a ledger without attempt ids) a 2xx naming a charge no earlier
+// answer of the key named.
+func charged(ex Execution, a history.Attempt) bool {
+	for _, c := range ex.Ledger.Charges {
+		if c.AttemptID == a.ID {
+			return true
+		}
+	}
+	if !ex.Ledger.NoAttemptIDs || a.ChargeID == "" || a.Outcome != history.Acked {
+		return false
+	}
+	for _, b := range ex.Attempts {
+		if b.ID != a.ID && b.ChargeID == a.ChargeID && b.Return <= a.Return {
+			return false
+		}
+	}
+	return true
+}
+
+// stuck is the first request answered the in-flight status that was sent
+// once every other request had been answered: nothing else was in flight.
+func stuck(ex Execution, status int) (int, bool) {
+	if len(ex.Answered) != len(ex.Attempts) {
+		return 0, false
+	}
+	sent := map[int]int{} // request: the choice that sent it
+	for i, s := range ex.Steps {
+		if s.From == Send {
+			sent[s.Request] = i
+		}
+	}
+	for r, a := range ex.Attempts {
+		if a.Status != status {
+			continue
+		}
+		alone := true
+		for o, at := range ex.Answered {
+			if o != r && (at < 0 || at > sent[r]) {
+				alone = false
+			}
+		}
+		if alone {
+			return r, true
+		}
+	}
+	return 0, false
 }
 
 // Class names an outcome in a word or two, for the lattice: the first
