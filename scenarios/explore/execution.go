@@ -53,8 +53,8 @@ func (o Outcome) Holds() bool { return len(o.Anomalies) == 0 }
 
 // Judge checks an execution: the checker on its attempts and its key's
 // ledger, with two things the scheduler knows better than timings the
-// holds stretched. A request of A's payload that waited on another and
-// did not charge itself (it was answered the replay, or the in-flight
+// holds stretched. A duplicate (another request carries its payload) that
+// waited on another and did not charge itself (it was answered the replay, or the in-flight
 // status late) is a held_duplicate, unless the profile waits by design; a
 // request that waited and then charged waited on the business's own lock
 // (an account row), and its double charge is the finding. A request sent
@@ -72,7 +72,7 @@ func Judge(ex Execution, p api.Profile, twoStores bool) Outcome {
 		o.add(f.Anomaly, f.Detail)
 	}
 	if r, ok := heldBy(ex); ok && !p.InFlightWait {
-		o.add(check.HeldDuplicate, "request "+Names[r:r+1]+", of A's payload, waited on another request instead of being answered at once, and did not charge")
+		o.add(check.HeldDuplicate, "request "+Names[r:r+1]+", a duplicate, waited on another request instead of being answered at once, and did not charge")
 	}
 	if r, ok := stuck(ex, inFlight(p)); ok {
 		o.add(check.StuckKey, "request "+Names[r:r+1]+" was sent once every other request had been answered, and got the in-flight status: the claim outlived its request")
@@ -103,15 +103,16 @@ func inFlight(p api.Profile) int {
 	return 409
 }
 
-// heldBy is the first request that waited, carries A's payload and did not
-// charge itself.
+// heldBy is the first request that waited, is a duplicate (another
+// request carries its payload) and did not charge itself.
 func heldBy(ex Execution) (int, bool) {
 	for _, s := range ex.Steps {
 		if !s.Waited || s.Request >= len(ex.Attempts) {
 			continue
 		}
 		a := ex.Attempts[s.Request]
-		if a.Fingerprint == ex.Attempts[0].Fingerprint && !charged(ex, a) {
+		dup := slices.ContainsFunc(ex.Attempts, func(b history.Attempt) bool { return b.ID != a.ID && b.Fingerprint == a.Fingerprint })
+		if dup && !charged(ex, a) {
 			return s.Request, true
 		}
 	}
