@@ -158,7 +158,8 @@ const usageTail = `
 common flags: --redis-url, --postgres-url (else IDEMCHAOS_REDIS_URL, IDEMCHAOS_POSTGRES_URL;
               else a Docker engine; else local redis-server and postgres), --mysql-url (else
               IDEMCHAOS_MYSQL_URL, Docker, a local MariaDB; for the innodb-* strategies only),
-              --no-docker, --quiet,
+              --no-docker, --quiet (no progress), --verbose (how the stores start; else said only if
+              they fail to),
               --profile NAME|FILE, --scenario-file FILE (run, matrix: a scenario of your own, see examples/),
               --shard K/N (matrix, soak: this process's share of the run; idemchaos merge joins the shards),
               --wide, --color auto|always|never (the terminal view; NO_COLOR is respected)

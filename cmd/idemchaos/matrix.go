@@ -87,7 +87,7 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(cells) == 0 {
 		return emptyShard(c, stdout, stderr, shard, "matrix", nil)
 	}
-	s, err := open(ctx, c, min(*workers, len(cells)), c.log(stderr), strategiesOf(cells)...)
+	s, err := open(ctx, c, min(*workers, len(cells)), stderr, strategiesOf(cells)...)
 	if err != nil {
 		return err
 	}

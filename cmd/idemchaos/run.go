@@ -63,7 +63,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := prepareOut(c.out, 1); err != nil {
 		return err
 	}
-	s, err := open(ctx, c, 1, c.log(stderr), cell.Strategy)
+	s, err := open(ctx, c, 1, stderr, cell.Strategy)
 	if err != nil {
 		return err
 	}
