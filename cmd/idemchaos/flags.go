@@ -37,7 +37,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.profile, "profile", "ietf", "contract profile the target promises: "+strings.Join(api.ProfileNames(), ", ")+", or a profile file (examples/profile-custom.yaml)")
 	fs.StringVar(&c.jsonFile, "json", "", "write the canonical JSON results to FILE (- for stdout)")
 	fs.IntVar(&c.replicas, "replicas", 1, "target replicas, each behind its own proxy")
-	fs.StringVar(&c.out, "out", "", "save the run (plans, faults, histories, snapshots, results) in this new directory")
+	fs.StringVar(&c.out, "out", "", "save the run (plans, faults, histories, snapshots, results, the HTML report) in this new directory")
 	c.registerQuiet(fs)
 }
 

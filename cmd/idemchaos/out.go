@@ -3,7 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
+	"github.com/idemchaos/idemchaos/reports"
 	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/results/rundir"
 )
@@ -28,9 +31,30 @@ func saveDocument(out string, doc results.Document) error {
 	return rundir.WriteDocument(out, doc)
 }
 
-// announceOut tells where the run was saved.
-func announceOut(w io.Writer, out string) {
-	if out != "" {
-		fmt.Fprintf(w, "run saved in %s (idemchaos check %s; idemchaos report %s --format html -o report.html)\n", out, out, out)
+// saveRun writes the run's document at the root of out, and its HTML
+// report beside it.
+func saveRun(out string, doc results.Document) error {
+	if err := saveDocument(out, doc); err != nil || out == "" {
+		return err
 	}
+	return saveReport(out, doc)
+}
+
+// saveReport writes the run's HTML report at the root of out.
+func saveReport(out string, doc results.Document) error {
+	return rundir.WriteAtomic(filepath.Join(out, rundir.ReportFile), func(w io.Writer) error { return reports.WriteHTML(w, doc) })
+}
+
+// announceOut tells, in one line, where the run was saved: its HTML
+// report, when it has one (the line is then the path, never wrapped).
+func announceOut(w io.Writer, out string) {
+	if out == "" {
+		return
+	}
+	page := filepath.Join(out, rundir.ReportFile)
+	if _, err := os.Stat(page); err == nil {
+		fmt.Fprintf(w, "HTML report: %s\n", page)
+		return
+	}
+	fmt.Fprintf(w, "run saved in %s (idemchaos check %s; idemchaos report %s --format html -o report.html)\n", out, out, out)
 }

@@ -102,7 +102,7 @@ func output(c common, stdout io.Writer, rs []scenarios.Result, lat *results.Late
 }
 
 func writeOutput(c common, stdout io.Writer, doc results.Document, human func(io.Writer) error) error {
-	if err := saveDocument(c.out, doc); err != nil {
+	if err := saveRun(c.out, doc); err != nil {
 		return err
 	}
 	if c.jsonFile != "" {
