@@ -10,8 +10,13 @@ FUZZTIME_SERVERS ?= 10s
 
 .PHONY: matrix test check setup build docs fuzz test-services-long test-long test-failover-long conformance conformance-clients bench-compare matrix-stress
 
+# make matrix saves its run in MATRIX_OUT (git-ignored) with its HTML
+# report, MATRIX_OUT/report.html, and replaces the run saved there before
+# (a directory that holds no run is never removed: the CLI refuses it).
+MATRIX_OUT ?= runs/matrix
 matrix: setup
-	go run ./cmd/idemchaos matrix --seeds $(SEEDS)
+	@if [ -f $(MATRIX_OUT)/idemchaos-run ]; then rm -rf $(MATRIX_OUT); fi
+	go run ./cmd/idemchaos matrix --seeds $(SEEDS) --out $(MATRIX_OUT)
 
 # The e2e module (e2e/: the deployment files, the reports in Chromium) has
 # a go.mod of its own, so k8s.io/api and chromedp stay out of the

@@ -17,7 +17,11 @@ type headline struct {
 	State hState
 	Title string
 	Lines []string
-	First *firstStep
+	// NotRun counts the scenarios that could not run against a user's
+	// service ("3 scenarios could not run against it"; "": none); each
+	// medium says where to read why.
+	NotRun string
+	First  *firstStep
 }
 
 // firstStep points at the one cell to open first.
@@ -115,9 +119,9 @@ func strategiesBy(t tally) (flawed, clean []string) {
 
 func serviceHeadline(t tally, anchors map[[2]string]string, subj subject, skipped int) headline {
 	ran := len(t.cells)
-	var lines []string
+	notRun := ""
 	if skipped > 0 {
-		lines = append(lines, plural(skipped, subj.unit)+" could not run against it: see Not run.")
+		notRun = plural(skipped, subj.unit) + " could not run against it"
 	}
 	broke, pass := sBroke, sPass
 	if subj.client {
@@ -126,19 +130,19 @@ func serviceHeadline(t tally, anchors map[[2]string]string, subj subject, skippe
 	switch {
 	case t.n(broke) > 0:
 		h := headline{State: broke, Title: fmt.Sprintf("Your %s broke in %d of %s", subj.noun, t.n(broke), plural(ran, subj.unit)),
-			Lines: lines}
+			NotRun: notRun}
 		if t.n(sUnsure) > 0 {
-			h.Lines = append([]string{plural(t.n(sUnsure), subj.unit) + " inconclusive besides."}, h.Lines...)
+			h.Lines = []string{plural(t.n(sUnsure), subj.unit) + " inconclusive besides."}
 		}
 		h.First = worstStep(t.by[broke.Key], anchors)
 		return h
 	case t.n(sUnsure) > 0:
 		return headline{State: sUnsure, Title: fmt.Sprintf("Your %s: %d of %s inconclusive", subj.noun, t.n(sUnsure), plural(ran, subj.unit)),
-			Lines: append([]string{"Nothing broke, but an inconclusive " + subj.unit + " proved nothing."}, lines...),
+			Lines: []string{"Nothing broke, but an inconclusive " + subj.unit + " proved nothing."}, NotRun: notRun,
 			First: stepTo(t.by[sUnsure.Key][0], anchors, "open")}
 	}
 	return headline{State: pass, Title: fmt.Sprintf("Your %s passed every %s", subj.noun, subj.unit),
-		Lines: append([]string{plural(ran, subj.unit) + " ran; " + subj.held + "."}, lines...)}
+		Lines: []string{plural(ran, subj.unit) + " ran; " + subj.held + "."}, NotRun: notRun}
 }
 
 // stepTo points at a cell: its first finding, or why it proved nothing.

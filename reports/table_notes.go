@@ -155,11 +155,14 @@ func writeAdapted(w io.Writer, v View, cells []results.Cell) {
 
 // writeEvidence prints, per cell that did not pass as declared, the first
 // seed that makes it what its mark says, one finding, and the command that
-// re-runs it. The repro line is never wrapped: it is copied whole.
+// re-runs it; with an HTML report, only per cell to look at (not as
+// declared, inconclusive). The repro line is never wrapped: it is copied
+// whole.
 func writeEvidence(w io.Writer, v View, cells []results.Cell) {
 	for _, c := range cells {
-		r, ok := markOf(c).first()
-		if !ok {
+		m := markOf(c)
+		r, ok := m.first()
+		if !ok || v.Report != "" && m.class == scenarios.Caught {
 			continue
 		}
 		head := fmt.Sprintf("%s / %s (seed %d): %s", c.Strategy, c.Scenario, r.Seed, v.paint(markOf(results.Cell{Results: []scenarios.Result{r}}).tone(), resultState(r)))

@@ -17,6 +17,10 @@ type View struct {
 	// Kept says where every finding of the run is kept ("in the run
 	// directory runs/x", "in results.json"); "" when nowhere.
 	Kept string
+	// Report is the HTML report the run wrote ("": none). The table then
+	// leaves the evidence of the cells caught as declared to it, and
+	// prints only that of the cells to look at.
+	Report string
 }
 
 // DefaultWidth is the width a terminal view fits when none is known.

@@ -75,7 +75,7 @@ func openBencher(ctx context.Context, o *benchOptions, stderr io.Writer) (*engin
 	if o.serve != "" {
 		need = need[:1]
 	}
-	s, mysql, err := openBench(ctx, cliOpener(o.common, o.log(stderr)), need, mysqlOptional(o.common, o.named),
+	s, mysql, err := openBench(ctx, cliOpener(o.common, stderr), need, mysqlOptional(o.common, o.named),
 		"the strategies on InnoDB are", o.log(stderr))
 	if err != nil {
 		return nil, nil, err

@@ -54,7 +54,7 @@ func cmdCompare(ctx context.Context, o benchOptions, stdout, stderr io.Writer) e
 	}
 	defer os.RemoveAll(c.Dir)
 	c.Env = os.Environ()
-	s, mysql, err := openBench(ctx, cliOpener(o.common, o.log(stderr)), []string{innodb.Tx.Name}, mysqlOptional(o.common, false),
+	s, mysql, err := openBench(ctx, cliOpener(o.common, stderr), []string{innodb.Tx.Name}, mysqlOptional(o.common, false),
 		"innodb-tx's measurements (mysqlslap, wrk and idemchaos on it) are", o.log(stderr))
 	if err != nil {
 		return err

@@ -24,7 +24,7 @@ import (
 // replays from InnoDB, no anomaly.
 func TestBenchInnoDBTx(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "bench.json")
-	o := cli(t, "bench", "--strategies", "innodb-tx,pg-tx", "--duration", "2s", "--rate", "100", "--json", file)
+	o := cli(t, "bench", "--verbose", "--strategies", "innodb-tx,pg-tx", "--duration", "2s", "--rate", "100", "--json", file)
 	if o.code != exitPass {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", o.code, o.stdout, o.stderr)
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/check"
 	"github.com/idemchaos/idemchaos/targets/api"
-	"github.com/idemchaos/idemchaos/targets/provision"
 )
 
 // clientFlags are client mode's own flags.
@@ -78,12 +77,12 @@ func cmdClient(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := prepareOut(c.out, len(seeds)); err != nil {
 		return err
 	}
-	log := c.log(stderr)
-	services, err := provision.Start(ctx, withLog(c.stores(), log))
+	services, err := startStores(ctx, c, stderr)
 	if err != nil {
-		return envError(err)
+		return err
 	}
 	defer services.Close()
+	log := c.log(stderr)
 	started := time.Now()
 	cfg := clientmode.Config{Command: command, Environ: os.Environ(), Name: f.name, Shape: shape, RequireKey: f.requireKey, Ops: f.ops, Bound: f.bound,
 		Services: services, Log: log, Output: prefixed(log, "  | ")}
@@ -175,12 +174,6 @@ func runClientSeeds(ctx context.Context, cfg clientmode.Config, seeds []uint64, 
 		rs = append(rs, res)
 	}
 	return rs, nil
-}
-
-// withLog is cfg with its progress lines going to log.
-func withLog(cfg provision.Config, log io.Writer) provision.Config {
-	cfg.Log = log
-	return cfg
 }
 
 // prefixed writes each line to w after prefix.

@@ -17,7 +17,6 @@ import (
 	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/results/rundir"
 	"github.com/idemchaos/idemchaos/scenarios"
-	"github.com/idemchaos/idemchaos/targets/provision"
 )
 
 // clientConformanceFlags are the flags of idemchaos conformance --clients.
@@ -106,12 +105,12 @@ func (f *clientConformanceFlags) run(ctx context.Context, p conform.Clients, std
 	if err != nil {
 		return nil, 0, usageErrorf("--source: %v", err)
 	}
-	log := f.log(stderr)
-	services, err := provision.Start(ctx, withLog(f.stores(), log))
+	services, err := startStores(ctx, f.common, stderr)
 	if err != nil {
-		return nil, 0, envError(err)
+		return nil, 0, err
 	}
 	defer services.Close()
+	log := f.log(stderr)
 	started := time.Now()
 	p.Log = log
 	recs, err := conform.RunClients(ctx, services, &conform.Builds{Source: src, Work: work, Log: log}, p)

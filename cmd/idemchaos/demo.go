@@ -26,7 +26,6 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	mermaidOnly := fs.Bool("mermaid-only", false, "print only the Mermaid sequence diagram")
 	noTimings := fs.Bool("no-timings", false, "leave out the timings section (what varies from run to run)")
 	list := fs.Bool("list", false, "list which demo shows which anomaly class")
-	verbose := fs.Bool("verbose", false, "say how the stores are provisioned (quiet by default, for a room)")
 	c.term.registerColor(fs)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -34,7 +33,6 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *list {
 		return reports.WriteDemoList(stdout)
 	}
-	c.quiet = c.quiet || !*verbose
 	view, err := c.view(stdout)
 	if err != nil {
 		return err
@@ -55,7 +53,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := prepareOut(c.out, 1); err != nil {
 		return err
 	}
-	s, err := open(ctx, c, 1, c.log(stderr), cell.Strategy)
+	s, err := open(ctx, c, 1, stderr, cell.Strategy)
 	if err != nil {
 		return err
 	}
@@ -127,7 +125,7 @@ func demoExit(d engine.Demo) int {
 
 // demoLesson runs a hidden-retry lesson. Exit 1 when its trap sprang.
 func demoLesson(ctx context.Context, name string, c common, view reports.View, stdout, stderr io.Writer) error {
-	s, err := open(ctx, c, 1, c.log(stderr))
+	s, err := open(ctx, c, 1, stderr)
 	if err != nil {
 		return err
 	}

@@ -26,6 +26,7 @@ type common struct {
 	shardText   string          // --shard, for the commands that register it
 	shard       scenarios.Shard // --shard parsed by check; zero: the whole run
 	quiet       bool            // --quiet: no progress, no provisioning lines
+	verbose     bool            // --verbose: provisioning lines as they happen
 	term        termFlags       // --wide, --color, for the commands that register them
 	dryRun      bool            // --dry-run, for the commands that register it
 }
@@ -36,7 +37,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.profile, "profile", "ietf", "contract profile the target promises: "+strings.Join(api.ProfileNames(), ", ")+", or a profile file (examples/profile-custom.yaml)")
 	fs.StringVar(&c.jsonFile, "json", "", "write the canonical JSON results to FILE (- for stdout)")
 	fs.IntVar(&c.replicas, "replicas", 1, "target replicas, each behind its own proxy")
-	fs.StringVar(&c.out, "out", "", "save the run (plans, faults, histories, snapshots, results) in this new directory")
+	fs.StringVar(&c.out, "out", "", "save the run (plans, faults, histories, snapshots, results, the HTML report) in this new directory")
 	c.registerQuiet(fs)
 }
 
@@ -47,12 +48,14 @@ func (c *common) registerStoreURLs(fs *flag.FlagSet) {
 	fs.BoolVar(&c.noDocker, "no-docker", false, "never try a Docker engine; start local binaries")
 }
 
-// registerQuiet adds --quiet, for every command that provisions stores.
+// registerQuiet adds --quiet and --verbose, for every command that
+// provisions stores.
 func (c *common) registerQuiet(fs *flag.FlagSet) {
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress display and no provisioning lines (errors and results still print)")
+	fs.BoolVar(&c.verbose, "verbose", false, "say how the stores start as it happens (by default those lines show only when a store fails to start)")
 }
 
-// log is where provisioning and progress talk: stderr, or nowhere when quiet.
+// log is where progress talks: stderr, or nowhere when quiet.
 func (c common) log(stderr io.Writer) io.Writer {
 	if c.quiet {
 		return io.Discard

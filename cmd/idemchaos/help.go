@@ -34,9 +34,10 @@ var commands = []command{
 	{"matrix", []string{"[--strategies a,b] [--scenarios x,y] [--seeds N] [--shard K/N] [--out DIR] [--json FILE]"},
 		"every strategy under every scenario",
 		"Runs every strategy (--strategies) under every scenario (--scenarios) on --seeds seeds and prints the matrix, " +
-			"what each cell shows against what the catalog declares, and the evidence and repro line of every cell that " +
-			"did not pass. The matrix fits $COLUMNS (compact, numbered scenario columns) unless --wide. Exit 0 when every " +
-			"cell is as declared, 1 when one is not, 4 when one is inconclusive."},
+			"what each cell shows against what the catalog declares, the evidence and repro line of every cell that " +
+			"did not pass, and the verdict. With --out it saves the run and its HTML report (DIR/report.html), which then " +
+			"holds the evidence of the cells caught as declared. The matrix fits $COLUMNS (compact, numbered scenario " +
+			"columns) unless --wide. Exit 0 when every cell is as declared, 1 when one is not, 4 when one is inconclusive."},
 	{"soak", []string{"[--duration D] [--strategies a,b] [--scenarios x,y] [--seed N] [--shard K/N] [--out DIR]"},
 		"fresh seeds until a deadline",
 		"Runs rounds of every (strategy, scenario) cell, each round on a new seed drawn from one root seed, until " +
@@ -168,7 +169,8 @@ const usageTail = `
 common flags: --redis-url, --postgres-url (else IDEMCHAOS_REDIS_URL, IDEMCHAOS_POSTGRES_URL;
               else a Docker engine; else local redis-server and postgres), --mysql-url (else
               IDEMCHAOS_MYSQL_URL, Docker, a local MariaDB; for the innodb-* strategies only),
-              --no-docker, --quiet,
+              --no-docker, --quiet (no progress), --verbose (how the stores start; else said only if
+              they fail to),
               --profile NAME|FILE, --scenario-file FILE (run, matrix: a scenario of your own, see examples/),
               --shard K/N (matrix, soak: this process's share of the run; idemchaos merge joins the shards),
               --wide, --color auto|always|never (the terminal view; NO_COLOR is respected)

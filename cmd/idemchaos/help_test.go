@@ -67,19 +67,32 @@ func TestNearest(t *testing.T) {
 	}
 }
 
-// TestQuietWhereverStoresStart: --quiet is taken by run (as by matrix,
-// soak, demo and bench), and leaves stderr without provisioning lines.
+// TestQuietWhereverStoresStart: --quiet and --verbose are taken by run
+// (as by matrix, soak, demo and bench); --quiet leaves stderr without
+// provisioning lines, and so does the default when the stores start;
+// --verbose says how they start, and a store that fails to start shows
+// those lines before its error.
 func TestQuietWhereverStoresStart(t *testing.T) {
 	o := cli(t, "run", "--quiet", "--strategy", "pg-tx", "--scenario", "missing-key")
 	if o.code != exitPass || o.stderr != "" {
 		t.Fatalf("run --quiet: exit %d, stderr %q", o.code, o.stderr)
 	}
-	if o := cli(t, "run", "--strategy", "pg-tx", "--scenario", "missing-key"); !strings.Contains(o.stderr, "stores: ") {
-		t.Errorf("run without --quiet does not say which stores it uses: %q", o.stderr)
+	if o := cli(t, "run", "--strategy", "pg-tx", "--scenario", "missing-key"); o.code != exitPass || o.stderr != "" {
+		t.Errorf("run: exit %d, stderr %q; want the stores' start held back", o.code, o.stderr)
+	}
+	if o := cli(t, "run", "--verbose", "--strategy", "pg-tx", "--scenario", "missing-key"); !strings.Contains(o.stderr, "stores: ") {
+		t.Errorf("run --verbose does not say which stores it uses: %q", o.stderr)
+	}
+	noPostgres := []string{"IDEMCHAOS_REDIS_URL=", "IDEMCHAOS_POSTGRES_URL=postgres://u@127.0.0.1:1/db"} // a local Redis starts
+	o = cliEnv(t, noPostgres, "run", "--no-docker", "--strategy", "pg-tx", "--scenario", "missing-key")
+	if ready, fail := strings.Index(o.stderr, "redis ready on "), strings.Index(o.stderr, "idemchaos: postgres at "); o.code != exitEnv || ready < 0 || fail < ready {
+		t.Errorf("run with an unreachable Postgres: exit %d, stderr %q; want the lines of the Redis it started, then the error", o.code, o.stderr)
 	}
 	for _, cmd := range []string{"soak", "demo", "bench", "matrix"} {
-		if o := cliEnv(t, nil, cmd, "--quiet", "--replicas", "0", "--strategies", "nope"); strings.Contains(o.stderr, "unknown flag --quiet") {
-			t.Errorf("%s refuses --quiet: %s", cmd, o.stderr)
+		for _, flag := range []string{"--quiet", "--verbose"} {
+			if o := cliEnv(t, nil, cmd, flag, "--replicas", "0", "--strategies", "nope"); strings.Contains(o.stderr, "unknown flag "+flag) {
+				t.Errorf("%s refuses %s: %s", cmd, flag, o.stderr)
+			}
 		}
 	}
 }

@@ -45,7 +45,7 @@ func TestInterruptLeavesNothingBehind(t *testing.T) {
 		when := c.when
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			args := append(append([]string{"matrix", "--no-docker"}, c.cells...), "--seeds", "50")
+			args := append(append([]string{"matrix", "--no-docker", "--verbose"}, c.cells...), "--seeds", "50")
 			p := startCLI(t, traversableTempDir(t), args...)
 			if !p.stderr.waitFor(when, procWait, p.done) {
 				t.Fatalf("no %q on stderr within %v:\n%s", when, procWait, p.stderr.text())

@@ -76,7 +76,7 @@ func TestKillAtRandomMoments(t *testing.T) {
 		}
 		anchor := killAnchors[rng.IntN(len(killAnchors))]
 		delay := time.Duration(rng.Int64N(int64(3 * time.Second)))
-		args := append(append([]string(nil), kc.args...), "--no-docker")
+		args := append(append([]string(nil), kc.args...), "--no-docker", "--verbose") // the provisioning lines are its anchors
 		if kc.name == "soak" {
 			args = append(args, "--seed", strconv.FormatUint(rng.Uint64N(1000), 10))
 		}
@@ -270,7 +270,7 @@ func secondInterrupts(t *testing.T, p *cliProc) (sent int, took time.Duration) {
 func TestKillLeavesStaleDirsThatTheNextStartSweeps(t *testing.T) {
 	t.Parallel()
 	base := traversableTempDir(t)
-	p := startCLI(t, base, "matrix", "--no-docker", "--seeds", "50")
+	p := startCLI(t, base, "matrix", "--no-docker", "--verbose", "--seeds", "50")
 	if !p.stderr.waitFor("stores: ", procWait, p.done) {
 		t.Fatalf("no stores within %v:\n%s", procWait, p.stderr.text())
 	}
@@ -312,7 +312,7 @@ func assertNextStartSweeps(t *testing.T, base string) int {
 	t.Helper()
 	stale, _ := filepath.Glob(filepath.Join(base, "idemchaos-*"))
 	next := startCLIEnv(t, base, []string{"IDEMCHAOS_REDIS_URL=" + services.RedisURL, "IDEMCHAOS_POSTGRES_URL=" + services.PostgresURL},
-		"run", "--strategy", "pg-tx", "--scenario", "missing-key")
+		"run", "--verbose", "--strategy", "pg-tx", "--scenario", "missing-key") // the sweep is told among the provisioning lines
 	if code := next.wait(t, procWait); code != exitPass {
 		t.Fatalf("next run: exit %d\n%s", code, next.stderr.text())
 	}

@@ -5,13 +5,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/idemchaos/idemchaos/engine"
 	"github.com/idemchaos/idemchaos/reports"
 	"github.com/idemchaos/idemchaos/results"
+	"github.com/idemchaos/idemchaos/results/rundir"
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
@@ -75,10 +79,10 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	asked := len(cells)
 	cells, skipped := engine.SplitSkipped(cells)
-	tellSkippedCells(stderr, view, skipped)
 	all := cells
 	shard, cells := shardCells(c.shard, cells, stderr)
 	if c.dryRun {
+		tellSkippedCells(stderr, view, skipped)
 		return dryRunSkipping(stdout, "matrix", all, cells, shard, asked-len(all), "cell")
 	}
 	if err := prepareOut(c.out, len(cells)); err != nil {
@@ -87,7 +91,7 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(cells) == 0 {
 		return emptyShard(c, stdout, stderr, shard, "matrix", nil)
 	}
-	s, err := open(ctx, c, min(*workers, len(cells)), c.log(stderr), strategiesOf(cells)...)
+	s, err := open(ctx, c, min(*workers, len(cells)), stderr, strategiesOf(cells)...)
 	if err != nil {
 		return err
 	}
@@ -100,16 +104,26 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return envError(err)
 	}
 	rs = scenarios.Cover(rs)
-	fmt.Fprintf(stderr, "matrix took %s%s\n", time.Since(started).Round(time.Millisecond), shardNote(shard, len(rs)))
-	fmt.Fprintln(stderr, cellTime(time.Since(started), rs, min(*workers, len(cells))))
+	fmt.Fprintf(stderr, "matrix took %s%s; %s\n", time.Since(started).Round(time.Millisecond), shardNote(shard, len(rs)),
+		cellTime(time.Since(started), rs, min(*workers, len(cells))))
 	doc := results.NewDocument(rs, prog.lat, "matrix", started)
 	doc.Shard, doc.Skipped = shard, skipped
+	if c.out != "" {
+		view.Report = filepath.Join(c.out, rundir.ReportFile)
+	}
 	if err := writeOutput(c, stdout, doc, func(w io.Writer) error {
 		if err := reports.WriteTable(w, rs, view); err != nil {
 			return err
 		}
-		tellSkippedCells(w, view, skipped)
-		return shardSummary(w, shard, len(rs))
+		if len(skipped) > 0 {
+			fmt.Fprintln(w)
+			tellSkippedCells(w, view, skipped)
+		}
+		if err := shardSummary(w, shard, len(rs)); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+		return reports.WriteVerdict(w, doc, view, "")
 	}); err != nil {
 		return err
 	}
@@ -117,13 +131,49 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return verdictExit(matrixExit(rs))
 }
 
-// tellSkippedCells says, one line each, which strategy and scenario did
-// not run and why (a strategy on InnoDB and a scenario of the replicated
-// Postgres).
+// tellSkippedCells says which cells did not run and why (a strategy on
+// InnoDB and a scenario of the replicated Postgres), one line per reason,
+// wrapped.
 func tellSkippedCells(w io.Writer, view reports.View, skipped []results.Skip) {
+	var reasons []string
+	by := map[string][]results.Skip{}
 	for _, s := range skipped {
-		fmt.Fprint(w, reports.Wrap("skipped "+s.Strategy+" / "+s.Scenario+": ", "  ", s.Reason, view.Width))
+		if by[s.Reason] == nil {
+			reasons = append(reasons, s.Reason)
+		}
+		by[s.Reason] = append(by[s.Reason], s)
 	}
+	for _, r := range reasons {
+		fmt.Fprint(w, reports.Wrap("skipped ", "  ", cellsNamed(by[r])+": "+r, view.Width))
+	}
+}
+
+// cellsNamed names the cells: "a / x" for one; "a, b under x and y (4
+// cells)" for every strategy of them under every scenario; else each
+// "a / x".
+func cellsNamed(ss []results.Skip) string {
+	var sts, scs, pairs []string
+	for _, s := range ss {
+		if !slices.Contains(sts, s.Strategy) {
+			sts = append(sts, s.Strategy)
+		}
+		if !slices.Contains(scs, s.Scenario) {
+			scs = append(scs, s.Scenario)
+		}
+		pairs = append(pairs, s.Strategy+" / "+s.Scenario)
+	}
+	if len(ss) == 1 || len(sts)*len(scs) != len(ss) {
+		return strings.Join(pairs, ", ")
+	}
+	return fmt.Sprintf("%s under %s (%d cells)", strings.Join(sts, ", "), joined(scs), len(ss))
+}
+
+// joined is "a", "a and b", "a, b and c".
+func joined(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // strategiesOf names the cells' strategies.
@@ -180,6 +230,7 @@ type progress struct {
 	total int
 	n     int
 	tty   bool
+	cols  int // the terminal's width, when it says
 	quiet bool
 	lat   *results.Latencies
 	// statuses counts the answers the cells got, by status.
@@ -189,8 +240,8 @@ type progress struct {
 }
 
 func newProgress(w io.Writer, total int, quiet bool) *progress {
-	tty, _ := terminal(w)
-	return &progress{w: w, total: total, tty: tty, quiet: quiet, lat: results.NewLatencies(), statuses: map[int]int{}}
+	tty, cols := terminal(w)
+	return &progress{w: w, total: total, tty: tty, cols: cols, quiet: quiet, lat: results.NewLatencies(), statuses: map[int]int{}}
 }
 
 // setTotal says how many cells the run now plans (measuring a user's
@@ -208,7 +259,11 @@ func (p *progress) Start(c scenarios.Cell) {
 	if p.quiet || !p.tty {
 		return
 	}
-	fmt.Fprintf(p.w, "\r\033[K[%d/%d done] running %s / %s seed %d ...", p.n, p.total, c.Strategy, c.Scenario, c.Seed)
+	line := fmt.Sprintf("[%d/%d done] running %s / %s seed %d ...", p.n, p.total, c.Strategy, c.Scenario, c.Seed)
+	if p.cols > 0 && len(line) >= p.cols { // a wrapped line would not be rewritten in place
+		line = line[:p.cols-1]
+	}
+	fmt.Fprint(p.w, "\r\033[K"+line)
 }
 
 // Finish counts a finished cell and its latencies.

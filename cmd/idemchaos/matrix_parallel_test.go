@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/scenarios"
 )
 
@@ -33,5 +35,23 @@ func TestCellTime(t *testing.T) {
 	got := cellTime(2*time.Second, rs, 4)
 	if !strings.Contains(got, "sum to 10s") || !strings.Contains(got, "wall / sum 0.20") {
 		t.Errorf("%q", got)
+	}
+}
+
+// TestSkippedCellsAreNamedOnce: the skipped cells of one reason are named
+// in one line: every strategy under every scenario when they are that,
+// else each cell.
+func TestSkippedCellsAreNamedOnce(t *testing.T) {
+	const why = "needs the harness's replicated Postgres"
+	var b strings.Builder
+	tellSkippedCells(&b, reports.View{}, []results.Skip{
+		{Strategy: "innodb-tx", Scenario: "pg-standby-lag", Reason: why}, {Strategy: "innodb-tx", Scenario: "pg-async-commit-crash", Reason: why},
+		{Strategy: "innodb-get-lock", Scenario: "pg-standby-lag", Reason: why}, {Strategy: "innodb-get-lock", Scenario: "pg-async-commit-crash", Reason: why},
+		{Strategy: "pg-tx", Scenario: "forced-race", Reason: "other"}, {Strategy: "memory", Scenario: "slow-charge", Reason: "other"},
+	})
+	want := "skipped innodb-tx, innodb-get-lock under pg-standby-lag and pg-async-commit-crash (4 cells): " + why + "\n" +
+		"skipped pg-tx / forced-race, memory / slow-charge: other\n"
+	if b.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
 	}
 }

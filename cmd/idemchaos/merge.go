@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/idemchaos/idemchaos/reports"
 	"github.com/idemchaos/idemchaos/results/rundir"
@@ -43,6 +44,10 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 		return envError(err)
 	}
 	doc := m.Document()
+	if err := saveReport(*out, doc); err != nil {
+		return envError(err)
+	}
+	view.Report = filepath.Join(*out, rundir.ReportFile)
 	if err := writeOutput(common{jsonFile: *jsonFile}, stdout, doc, func(w io.Writer) error {
 		return reports.WriteTable(w, doc.Results, view)
 	}); err != nil {

@@ -1,40 +1,24 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
+	"github.com/idemchaos/idemchaos/reports"
 	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/results/rundir"
 )
 
-// prepareOut checks that dir can take a new run (absent, or an empty
-// directory), marks it as a run directory and, when planned > 0, records
-// that the run is to run that many cells.
+// prepareOut readies dir, when given, for a new run (rundir.Prepare):
+// absent or empty, marked, with the number of cells it plans.
 func prepareOut(dir string, planned int) error {
 	if dir == "" {
 		return nil
 	}
-	entries, err := os.ReadDir(dir)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return usageErrorf("--out: %v", err)
-		}
-	case err != nil:
-		return usageErrorf("--out: %v", err)
-	case len(entries) > 0:
-		return usageErrorf("--out %s: the directory is not empty; choose a new one", dir)
-	}
-	if err := rundir.Mark(dir); err != nil {
-		return usageErrorf("--out: %v", err)
-	}
-	if planned > 0 {
-		if err := rundir.WritePlanned(dir, planned); err != nil {
-			return usageErrorf("--out: %v", err)
-		}
+	if err := rundir.Prepare(dir, planned); err != nil {
+		return usageErrorf("--out %v", err)
 	}
 	return nil
 }
@@ -47,9 +31,30 @@ func saveDocument(out string, doc results.Document) error {
 	return rundir.WriteDocument(out, doc)
 }
 
-// announceOut tells where the run was saved.
-func announceOut(w io.Writer, out string) {
-	if out != "" {
-		fmt.Fprintf(w, "run saved in %s (idemchaos check %s; idemchaos report %s --format html -o report.html)\n", out, out, out)
+// saveRun writes the run's document at the root of out, and its HTML
+// report beside it.
+func saveRun(out string, doc results.Document) error {
+	if err := saveDocument(out, doc); err != nil || out == "" {
+		return err
 	}
+	return saveReport(out, doc)
+}
+
+// saveReport writes the run's HTML report at the root of out.
+func saveReport(out string, doc results.Document) error {
+	return rundir.WriteAtomic(filepath.Join(out, rundir.ReportFile), func(w io.Writer) error { return reports.WriteHTML(w, doc) })
+}
+
+// announceOut tells, in one line, where the run was saved: its HTML
+// report, when it has one (the line is then the path, never wrapped).
+func announceOut(w io.Writer, out string) {
+	if out == "" {
+		return
+	}
+	page := filepath.Join(out, rundir.ReportFile)
+	if _, err := os.Stat(page); err == nil {
+		fmt.Fprintf(w, "HTML report: %s\n", page)
+		return
+	}
+	fmt.Fprintf(w, "run saved in %s (idemchaos check %s; idemchaos report %s --format html -o report.html)\n", out, out, out)
 }

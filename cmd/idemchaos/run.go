@@ -63,7 +63,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := prepareOut(c.out, 1); err != nil {
 		return err
 	}
-	s, err := open(ctx, c, 1, c.log(stderr), cell.Strategy)
+	s, err := open(ctx, c, 1, stderr, cell.Strategy)
 	if err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ func output(c common, stdout io.Writer, rs []scenarios.Result, lat *results.Late
 }
 
 func writeOutput(c common, stdout io.Writer, doc results.Document, human func(io.Writer) error) error {
-	if err := saveDocument(c.out, doc); err != nil {
+	if err := saveRun(c.out, doc); err != nil {
 		return err
 	}
 	if c.jsonFile != "" {

@@ -10,14 +10,32 @@ import (
 )
 
 // open provisions the stores the flags say, Toxiproxy and one Builtin
-// (with a fresh database) per worker; a failure is an environment error.
-// A MariaDB comes too only when one of strategies is on InnoDB.
-func open(ctx context.Context, c common, workers int, log io.Writer, strategies ...string) (*engine.Session, error) {
+// (with a fresh database) per worker; a failure is an environment error,
+// after the provisioning lines (c.storeLog). A MariaDB comes too only
+// when one of strategies is on InnoDB.
+func open(ctx context.Context, c common, workers int, stderr io.Writer, strategies ...string) (*engine.Session, error) {
+	log := c.storeLog(stderr)
 	s, err := engine.Open(ctx, c.stores(strategies...), workers, log)
 	if err != nil {
+		log.show(ctx)
 		return nil, envError(err)
 	}
 	return s, nil
+}
+
+// startStores starts the stores the flags say, for a command that deploys
+// what it runs itself (no session); a failure is an environment error,
+// after the provisioning lines (c.storeLog).
+func startStores(ctx context.Context, c common, stderr io.Writer) (*provision.Services, error) {
+	log := c.storeLog(stderr)
+	cfg := c.stores()
+	cfg.Log = log
+	services, err := provision.Start(ctx, cfg)
+	if err != nil {
+		log.show(ctx)
+		return nil, envError(err)
+	}
+	return services, nil
 }
 
 // stores is where the flags say the stores come from; the environment

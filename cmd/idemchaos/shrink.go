@@ -183,7 +183,7 @@ func shrinkExecutor(ctx context.Context, c common, t targetFlags, cfg *shrink.Co
 		return svc, func() { svc.Close() }, nil
 	}
 	cfg.Cell.Replicas = max(cfg.Cell.Replicas, c.replicas)
-	s, err := open(ctx, c, 1, c.log(stderr), cfg.Cell.Strategy)
+	s, err := open(ctx, c, 1, stderr, cfg.Cell.Strategy)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -50,7 +50,7 @@ func cmdSoak(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	fmt.Fprintf(stderr, "soak: root seed %d (the same --seed gives the same seeds), for %s or %d rounds of %d cells%s\n",
 		cfg.root, cfg.duration, cfg.maxRounds, len(cfg.strategies)*len(cfg.scenarios), soakShardNote(cfg))
-	s, err := open(ctx, cfg.c, min(cfg.workers, len(cfg.strategies)*len(cfg.scenarios)), cfg.c.log(stderr), cfg.strategies...)
+	s, err := open(ctx, cfg.c, min(cfg.workers, len(cfg.strategies)*len(cfg.scenarios)), stderr, cfg.strategies...)
 	if err != nil {
 		return err
 	}

@@ -2,10 +2,35 @@ package rundir
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 )
+
+// Prepare readies dir for a new run: it must be absent (it is made) or
+// empty. It marks it as a run directory and, when planned > 0, records
+// that the run is to run that many cells.
+func Prepare(dir string, planned int) error {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	case err != nil:
+		return err
+	case len(entries) > 0:
+		return fmt.Errorf("%s: the directory is not empty; choose a new one", dir)
+	}
+	if err := Mark(dir); err != nil {
+		return err
+	}
+	if planned > 0 {
+		return WritePlanned(dir, planned)
+	}
+	return nil
+}
 
 // MarkFile marks a directory as an idemchaos run from the moment it is
 // chosen, before any cell starts: a run stopped that early is still

@@ -35,6 +35,9 @@ const (
 	ResultFile      = "result.json"
 	// DocumentFile, at the run's root, is the canonical JSON of all results.
 	DocumentFile = "results.json"
+	// ReportFile, at the run's root, is the HTML report of the results,
+	// written with them.
+	ReportFile = "report.html"
 )
 
 // CellDir is where a cell lives under root.

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/idemchaos/idemchaos/engine"
+	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/check"
 	"github.com/idemchaos/idemchaos/scenarios/openapi"
@@ -114,6 +115,12 @@ type Target struct {
 	// []string{"created"}}. ReplayBytes asks for byte for byte instead.
 	Replay      ReplayCompare
 	ReplayBytes bool
+	// Out is a directory Run and RunAll save the run in, as idemchaos run
+	// --out does: each scenario's plan, history and ledger, results.json
+	// and report.html, the HTML report (idemchaos check and report read
+	// it). An earlier run saved there is replaced; any other directory must
+	// be empty. Zero: the run is not saved.
+	Out string
 }
 
 // Ledger reads a service's ground truth: the charges made under the given
@@ -142,60 +149,94 @@ func (f LedgerFunc) Charges(ctx context.Context, keys []string) ([]history.Charg
 // says the scenario cannot run against it; a URL off loopback is refused
 // unless AllowRemote.
 func Check(ctx context.Context, t Target, scenario string) (scenarios.Result, error) {
+	o, err := t.run(ctx, []string{scenario}, "")
+	switch {
+	case err != nil:
+		return scenarios.Result{}, err
+	case len(o.skipped) > 0:
+		return scenarios.Result{}, &scenarios.SkipError{Scenario: o.skipped[0].Scenario, Reason: o.skipped[0].Reason}
+	}
+	return o.results[0], nil
+}
+
+// outcome is what a run of scenarios against the target gave: the checked
+// results in the order asked, and the scenarios that could not run, with why.
+type outcome struct {
+	results []scenarios.Result
+	skipped []results.Skip
+	lat     *results.Latencies
+}
+
+// run runs the named scenarios against the target one after another, on
+// one service through engine.RunService (the command line's pipeline: the
+// service's charge timed once, the scenarios that cannot run at that speed
+// moved out), and saves the run in out when given. Reasons are in the
+// test's words, each result's repro too.
+func (t Target) run(ctx context.Context, names []string, out string) (outcome, error) {
 	url, stop, err := t.serve()
 	if err != nil {
-		return scenarios.Result{}, err
+		return outcome{}, err
 	}
 	defer stop()
 	toxi, err := fault.Embedded()
 	if err != nil {
-		return scenarios.Result{}, err
+		return outcome{}, err
 	}
 	defer toxi.Close()
 	var stores *fault.Toxiproxy
 	if t.Toxiproxy != "" {
 		if stores, err = fault.External(t.Toxiproxy); err != nil {
-			return scenarios.Result{}, err
+			return outcome{}, err
 		}
 	}
 	e, err := t.external(url)
 	if err != nil {
-		return scenarios.Result{}, err
+		return outcome{}, err
 	}
 	svc, err := engine.NewService(e, toxi, stores, t.Ledger, engine.LedgerInfo(t.LedgerInfo))
 	if err != nil {
-		return scenarios.Result{}, err
+		return outcome{}, err
 	}
 	defer svc.Close()
 	seed := max(t.Seed, 1)
-	res, err := runScenario(ctx, svc, e, scenario, seed, t.Profile)
-	var skip *scenarios.SkipError
-	switch {
-	case errors.As(err, &skip):
-		skip.Reason = words.Replace(skip.Reason)
-		return scenarios.Result{}, skip
-	case err != nil:
-		return scenarios.Result{}, errors.New(words.Replace(err.Error()))
+	cells := make([]scenarios.Cell, len(names))
+	for i, name := range names {
+		cells[i] = scenarios.Cell{Scenario: name, Seed: seed, Profile: t.Profile, Target: &e, Strategy: e.Name}
 	}
-	res.Repro = fmt.Sprintf("set Target.Seed = %d and run scenario %s again", seed, scenario)
-	return inOwnWords(res), nil
+	started := time.Now()
+	o, err := t.runCells(ctx, svc, cells, out)
+	for i := range o.skipped {
+		o.skipped[i].Reason = words.Replace(o.skipped[i].Reason)
+	}
+	if err != nil || len(o.results) == 0 {
+		return o, err
+	}
+	for i, r := range o.results {
+		r.Repro = fmt.Sprintf("set Target.Seed = %d and run scenario %s again", seed, r.Scenario)
+		o.results[i] = inOwnWords(r)
+	}
+	return o, save(out, o, started)
 }
 
-// runScenario runs one scenario against the service through
-// engine.RunService, the command line's pipeline.
-func runScenario(ctx context.Context, svc *engine.Service, e scenarios.External, scenario string, seed uint64, profile api.Profile) (scenarios.Result, error) {
-	cells, skipped := engine.SplitSkipped([]scenarios.Cell{{Scenario: scenario, Seed: seed, Profile: profile, Target: &e, Strategy: e.Name}})
-	if len(skipped) > 0 {
-		return scenarios.Result{}, &scenarios.SkipError{Scenario: skipped[0].Scenario, Reason: skipped[0].Reason}
+// runCells runs the cells that can run against the service.
+func (t Target) runCells(ctx context.Context, svc *engine.Service, cells []scenarios.Cell, out string) (outcome, error) {
+	cells, skipped := engine.SplitSkipped(cells)
+	if len(cells) == 0 {
+		return outcome{skipped: skipped}, nil
 	}
-	out, err := engine.RunService(ctx, svc, cells, engine.ServiceBatch{})
+	if err := prepare(out, len(cells)); err != nil {
+		return outcome{skipped: skipped}, err
+	}
+	lat := results.NewLatencies()
+	ran, err := engine.RunService(ctx, svc, cells, engine.ServiceBatch{Out: out, Watch: latencies{lat}})
+	skipped = append(skipped, ran.Skipped...)
 	switch {
-	case len(out.Skipped) > 0:
-		return scenarios.Result{}, &scenarios.SkipError{Scenario: out.Skipped[0].Scenario, Reason: out.Skipped[0].Reason}
+	case len(ran.Results) == 0 && len(ran.Skipped) > 0: // measuring the service moved every cell out
+		return outcome{skipped: skipped}, nil
 	case err != nil:
-		return scenarios.Result{}, err
+		return outcome{skipped: skipped}, errors.New(words.Replace(err.Error()))
 	}
-	return out.Results[0], nil
+	return outcome{results: ran.Results, skipped: skipped, lat: lat}, nil
 }
 
 func (t Target) external(url string) (scenarios.External, error) {

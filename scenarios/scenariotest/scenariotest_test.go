@@ -29,6 +29,7 @@ func (r *recorder) Helper() {}
 func (r *recorder) Errorf(format string, args ...any) {
 	r.errors = append(r.errors, fmt.Sprintf(format, args...))
 }
+func (r *recorder) Error(args ...any) { r.errors = append(r.errors, fmt.Sprint(args...)) }
 
 func (r *recorder) Logf(string, ...any) {}
 
@@ -43,8 +44,8 @@ func TestShopWithoutIdempotencyFailsWithEvidence(t *testing.T) {
 		}
 		rec := &recorder{TB: t}
 		scenariotest.Report(rec, res)
-		if len(rec.errors) < 2 {
-			t.Errorf("%s: %d test errors, want one per finding and a summary", sc, len(rec.errors))
+		if len(rec.errors) != 1 || !strings.Contains(rec.errors[0], "\ndouble_charge: ") || !strings.Contains(rec.errors[0], "\n  - "+sc+": key ") {
+			t.Errorf("%s: test errors %q; want one, with the double charges", sc, rec.errors)
 		}
 	}
 }
@@ -97,13 +98,14 @@ func TestRunThatRanNothingFails(t *testing.T) {
 }
 
 // TestFailureSaysHowToRunItAgain: no command line that cannot work, the
-// seed to set instead; each error names its scenario.
+// seed to set instead, under the scenario's name.
 func TestFailureSaysHowToRunItAgain(t *testing.T) {
 	rec := &recorder{TB: t}
 	scenariotest.Run(rec, target(newShop(false)), "dropped-response")
 	all := strings.Join(rec.errors, "\n")
-	if !strings.Contains(all, "Target.Seed = 1") || strings.Contains(all, "idemchaos run") || !strings.HasPrefix(rec.errors[0], "dropped-response: ") {
-		t.Fatalf("errors:\n%s\nwant each prefixed with the scenario and the seed to set, no CLI line", all)
+	if !strings.Contains(all, "\ndropped-response failed: ") || !strings.Contains(all, "Re-run it: set Target.Seed = 1 and run scenario dropped-response again") ||
+		strings.Contains(all, "idemchaos run") {
+		t.Fatalf("errors:\n%s\nwant the scenario and the seed to set, no CLI line", all)
 	}
 }
 
