@@ -59,6 +59,9 @@ type exploreTarget interface {
 	account(ctx context.Context, n int) (id string, free func(), err error)
 	workers() int
 	currency() string
+	// claimTimeout is the longest a claim may legitimately outlive its
+	// request: a probe after it must find the key free.
+	claimTimeout() time.Duration
 	// truth reads the ground truth of the keys.
 	truth(ctx context.Context, keys []string) (history.Ledger, error)
 	// twoStores says the checker judges store_desync.
@@ -109,7 +112,9 @@ func exploreOn(ctx context.Context, t exploreTarget, spec ExploreSpec) ([]explor
 	h.arm(t.points())
 	cfg := t.client()
 	cfg.Routes, cfg.Seed, cfg.Since, cfg.Policy = func(int, string) (string, error) { return t.route(), nil }, spec.Seed, since, client.Policy{PerTry: maxHeld}
-	x := &explorer{t: t, spec: spec, h: h, rng: workload.Seeded(spec.Seed, "explore/keys"), cl: client.New(cfg)}
+	// keys fresh on every exploration (a service's ledger, and a built-in's
+	// across its deployments, outlive one), the rest from the seed
+	x := &explorer{t: t, spec: spec, h: h, rng: workload.Seeded(spec.Seed^newNonce(), "explore/keys"), cl: client.New(cfg)}
 	defer x.cl.Close()
 	bound, how, points, err := x.bound(ctx)
 	if err != nil {
@@ -316,7 +321,35 @@ func (x *explorer) run(ctx context.Context, requests int, prefix explore.Order, 
 		defer x.h.drop(ex.attemptID(r))
 	}
 	run, choices, err := ex.run(ctx, x.cl, prefix, bound)
+	if err == nil {
+		err = x.probe(ctx, ex, &run)
+	}
 	return run, choices, ex.timings, err
+}
+
+// probe sends, when a request met the in-flight status with nothing else
+// in flight, one more request of A's key and payload, unheld, after the
+// claim timeout (and a quarter): the claim must have lapsed by then.
+func (x *explorer) probe(ctx context.Context, ex *execution, run *explore.Execution) error {
+	if _, alone := explore.Alone(*run, x.spec.Profile.InFlightStatus()); !alone {
+		return nil
+	}
+	d := x.t.claimTimeout()
+	t := time.NewTimer(d + d/4)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	op := ex.ops[0]
+	op.ID = ex.probeID()
+	atts := x.cl.Run(ctx, workload.Plan{Ops: []workload.Op{op}})
+	if len(atts) == 0 {
+		return fmt.Errorf("the probe of key %s was not sent", op.Key)
+	}
+	run.Probe = &atts[0]
+	return nil
 }
 
 // judge reads the ground truth of every execution's key and judges each.

@@ -15,14 +15,19 @@ import (
 	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
 
-// exploreClaimTTL is the claim TTL of an explored built-in: longer than
-// any execution, so what an order shows is the order, never a claim that
-// lapsed while the scheduler held a request.
-const exploreClaimTTL = 2 * time.Minute
+// The claim TTLs of an explored built-in: longer than an execution of
+// held requests usually takes, so what an order shows is the order, not a
+// claim that lapsed while the scheduler held its request; short for the
+// cases of a cut, whose requests follow one another, so that a claim a cut
+// left behind is probed soon after it should have lapsed.
+const (
+	exploreClaimTTL = 10 * time.Second
+	cutClaimTTL     = time.Second
+)
 
 // Explore explores strategy: one replica deployed on the Builtin's stores
 // (its ledger emptied first), its every point held by the scheduler; a
-// result per case.
+// result per case, the cases of a cut on a deployment of their own.
 func (r *Builtin) Explore(ctx context.Context, strategy string, spec ExploreSpec) ([]explore.Result, error) {
 	info, err := design.Lookup(strategy)
 	if err != nil {
@@ -35,26 +40,68 @@ func (r *Builtin) Explore(ctx context.Context, strategy string, spec ExploreSpec
 	if _, err := sl.prepare(ctx, nil); err != nil {
 		return nil, err
 	}
+	var out []explore.Result
+	for _, group := range splitCuts(spec.Cases) {
+		ttl := exploreClaimTTL
+		if group[0].Cut != "" {
+			ttl = cutClaimTTL
+		}
+		part := spec
+		part.Cases = group
+		res, err := r.exploreDeployed(ctx, info, sl, part, ttl)
+		out = append(out, res...)
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// splitCuts splits cases into those without a cut and those with one,
+// each group in order, leaving out an empty one.
+func splitCuts(cases []explore.Case) [][]explore.Case {
+	var plain, cuts []explore.Case
+	for _, c := range cases {
+		if c.Cut != "" {
+			cuts = append(cuts, c)
+		} else {
+			plain = append(plain, c)
+		}
+	}
+	var out [][]explore.Case
+	for _, g := range [][]explore.Case{plain, cuts} {
+		if len(g) > 0 {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// exploreDeployed deploys the strategy with claim TTL ttl and explores
+// spec on it.
+func (r *Builtin) exploreDeployed(ctx context.Context, info design.Info, sl sqlLedger, spec ExploreSpec, ttl time.Duration) ([]explore.Result, error) {
 	r.cells++
 	prefix := fmt.Sprintf("ic:%s:%d:", r.runID, r.cells)
 	defer DropKeys(r.redis, prefix)
 	t0 := time.Now()
-	d, err := r.deploy(ctx, deploySpec{Strategy: strategy, Replicas: 1, Prefix: prefix, Profile: spec.Profile,
-		ClaimTTL: exploreClaimTTL, Since: func() time.Duration { return time.Since(t0) }, InnoDB: info.MySQL})
+	d, err := r.deploy(ctx, deploySpec{Strategy: info.Name, Replicas: 1, Prefix: prefix, Profile: spec.Profile,
+		ClaimTTL: ttl, Since: func() time.Duration { return time.Since(t0) }, InnoDB: info.MySQL})
 	if err != nil {
 		return nil, err
 	}
 	defer d.close()
-	return exploreOn(ctx, builtinExplore{r: r, d: d, sl: sl, info: info, prefix: prefix}, spec)
+	return exploreOn(ctx, builtinExplore{r: r, d: d, sl: sl, info: info, prefix: prefix, claimTTL: ttl, cell: r.cells}, spec)
 }
 
 // builtinExplore is a deployed built-in strategy as an exploreTarget.
 type builtinExplore struct {
-	r      *Builtin
-	d      *deployment
-	sl     sqlLedger
-	info   design.Info
-	prefix string
+	r        *Builtin
+	d        *deployment
+	sl       sqlLedger
+	info     design.Info
+	prefix   string
+	claimTTL time.Duration
+	cell     int // the deployment's number, in its accounts' names
 }
 
 func (b builtinExplore) name() string           { return b.info.Name }
@@ -69,9 +116,12 @@ func (b builtinExplore) client() client.Config { return client.Config{} }
 func (b builtinExplore) workers() int          { return 0 }
 func (b builtinExplore) currency() string      { return "EUR" }
 
+// claimTimeout is the claim TTL the strategy was deployed with.
+func (b builtinExplore) claimTimeout() time.Duration { return b.claimTTL }
+
 // account opens a fresh account for execution n.
 func (b builtinExplore) account(ctx context.Context, n int) (string, func(), error) {
-	id := fmt.Sprintf("explore-%d", n)
+	id := fmt.Sprintf("explore-%d-%d", b.cell, n)
 	err := b.sl.open(ctx, []workload.Account{{ID: id, Currency: "EUR", Opening: exploreOpening}})
 	return id, func() {}, err
 }

@@ -127,7 +127,7 @@ func newExecution(n, requests int, c explore.Case, key, account, currency string
 	x := &execution{c: c, events: make(chan event, 4*requests), state: make([]reqState, requests), hold: make([]string, requests),
 		release: make([]chan struct{}, requests), atts: make([]history.Attempt, requests), answered: make([]int, requests)}
 	for r := range requests {
-		op := workload.Op{ID: n*explore.MaxRequests + r, Key: key, Account: account, Amount: amount, Currency: currency,
+		op := workload.Op{ID: n*opStride + r, Key: key, Account: account, Amount: amount, Currency: currency,
 			Group: -1, After: -1, MaxTries: 1, Tries: []workload.Try{{Replica: 0}}}
 		if c.Other[r] {
 			op.Amount++
@@ -137,6 +137,12 @@ func newExecution(n, requests int, c explore.Case, key, account, currency string
 	}
 	return x
 }
+
+// opStride spaces the op ids of executions: a request each, and a probe.
+const opStride = explore.MaxRequests + 1
+
+// probeID is the op id of the execution's probe, which no hold parks.
+func (x *execution) probeID() int { return x.ops[0].ID + explore.MaxRequests }
 
 // attemptID is request r's attempt id.
 func (x *execution) attemptID(r int) string { return client.AttemptID(x.ops[r].ID, 1) }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/idemchaos/idemchaos/scenarios/explore"
 	"github.com/idemchaos/idemchaos/sim/client"
@@ -73,6 +74,9 @@ func (s serviceExplore) points() *failpoint.Set { return s.set }
 func (s serviceExplore) route() string          { return s.r.target.URLs[0] }
 func (s serviceExplore) twoStores() bool        { return false }
 func (s serviceExplore) workers() int           { return cap(s.accounts) }
+func (s serviceExplore) claimTimeout() time.Duration {
+	return s.r.target.ClaimTimeout
+}
 
 func (s serviceExplore) currency() string {
 	if s.r.target.Currency != "" {

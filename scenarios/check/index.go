@@ -107,13 +107,10 @@ type chargeRow struct {
 
 func newChecker(in Input) *checker {
 	h := in.History
-	c := &checker{profile: in.Profile, currency: in.Currency, ledger: in.Ledger.Charges, inFlight: in.Profile.InFlight,
+	c := &checker{profile: in.Profile, currency: in.Currency, ledger: in.Ledger.Charges, inFlight: in.Profile.InFlightStatus(),
 		probes: h.Quiesced > 0, quiesced: h.Quiesced, claimTime: h.ClaimTimeout,
 		probeFrom: h.Quiesced + h.ClaimTimeout, twoStores: in.TwoStores, noChargeIDs: in.Ledger.NoChargeIDs,
 		noKeyless: in.Ledger.NoKeyless, replay: compileCompare(in.Replay), chargeTime: in.ChargeTime, keyTTL: h.KeyTTL}
-	if c.inFlight == 0 {
-		c.inFlight = 409
-	}
 	c.harnessHeld, c.faulted = in.Held, in.Faulted
 	c.blind = !slices.ContainsFunc(h.Attempts, func(a history.Attempt) bool { return a.Server != nil })
 	c.counts, c.findings = make([]int, len(registry)), make([][]Finding, len(registry))

@@ -84,8 +84,16 @@ func TestJudge(t *testing.T) {
 	}
 	late := refused
 	late.Answered = []int{1, 2} // A was answered before B was sent: nothing held the key
+	if o := Judge(late, api.IETF, false); !o.Holds() {
+		t.Errorf("a 409 with nothing in flight, no probe yet (the claim may lapse): %+v", o)
+	}
+	late.Probe = &history.Attempt{ID: "o2-t1", Status: 200, Outcome: history.Acked}
+	if o := Judge(late, api.IETF, false); !o.Holds() {
+		t.Errorf("a 409 with nothing in flight, then the probe answered: %+v", o)
+	}
+	late.Probe = &history.Attempt{ID: "o2-t1", Status: 409, Outcome: history.Rejected}
 	if o := Judge(late, api.IETF, false); !slices.Equal(o.Anomalies, []check.Anomaly{check.StuckKey}) {
-		t.Errorf("a 409 with nothing in flight: %+v", o)
+		t.Errorf("a 409 with nothing in flight, and after the claim timeout: %+v", o)
 	}
 	waits := api.Profile{Name: "waits", MissingKey: 400, InFlight: 409, Mismatch: 422, InFlightWait: true}
 	if o := Judge(waited, waits, false); !o.Holds() || o.Class(waits) != "replayed" {

@@ -33,6 +33,11 @@ type Execution struct {
 	// its answer came in (-1: it never did).
 	Answered []int          `json:"answered"`
 	Ledger   history.Ledger `json:"ledger"`
+	// Probe is a request of A's key and payload sent, unheld, once the
+	// claim timeout had passed after a request met the in-flight status
+	// with nothing else in flight: a claim that outlives it is stuck; nil
+	// when none was needed.
+	Probe *history.Attempt `json:"probe,omitempty"`
 	// Stalled says why the execution could not finish (every request
 	// waiting and none moving within the bound); "": it finished.
 	Stalled string `json:"stalled,omitempty"`
@@ -54,12 +59,13 @@ func (o Outcome) Holds() bool { return len(o.Anomalies) == 0 }
 // Judge checks an execution: the checker on its attempts and its key's
 // ledger, with two things the scheduler knows better than timings the
 // holds stretched. A duplicate (another request carries its payload) that
-// waited on another and did not charge itself (it was answered the replay, or the in-flight
-// status late) is a held_duplicate, unless the profile waits by design; a
-// request that waited and then charged waited on the business's own lock
-// (an account row), and its double charge is the finding. A request sent
-// once every other had been answered that gets the in-flight status met a
-// claim nothing holds: a stuck_key.
+// waited on another and did not charge itself (it was answered the
+// replay, or the in-flight status late) is a held_duplicate, unless the
+// profile waits by design; a request that waited and then charged waited
+// on the business's own lock (an account row), and its double charge is
+// the finding. A request sent once every other had been answered that gets
+// the in-flight status met a claim nothing holds (Alone): a stuck_key when
+// a probe after the claim timeout meets it too (Execution.Probe).
 func Judge(ex Execution, p api.Profile, twoStores bool) Outcome {
 	judged := p
 	judged.InFlightWait = true // held duplicates come from the waits below
@@ -74,8 +80,9 @@ func Judge(ex Execution, p api.Profile, twoStores bool) Outcome {
 	if r, ok := heldBy(ex); ok && !p.InFlightWait {
 		o.add(check.HeldDuplicate, "request "+Names[r:r+1]+", a duplicate, waited on another request instead of being answered at once, and did not charge")
 	}
-	if r, ok := stuck(ex, inFlight(p)); ok {
-		o.add(check.StuckKey, "request "+Names[r:r+1]+" was sent once every other request had been answered, and got the in-flight status: the claim outlived its request")
+	if r, ok := Alone(ex, p.InFlightStatus()); ok && ex.Probe != nil && ex.Probe.Status == p.InFlightStatus() {
+		o.add(check.StuckKey, "request "+Names[r:r+1]+" was sent once every other request had been answered and got the in-flight status, "+
+			"and so did a probe sent after the claim timeout: the claim outlived its request")
 	}
 	if ex.Stalled != "" && o.Detail == "" {
 		o.Detail = ex.Stalled
@@ -93,14 +100,6 @@ func (o *Outcome) add(a check.Anomaly, detail string) {
 	if o.Detail == "" {
 		o.Detail = detail
 	}
-}
-
-// inFlight is the profile's in-flight status (409 when unset).
-func inFlight(p api.Profile) int {
-	if p.InFlight != 0 {
-		return p.InFlight
-	}
-	return 409
 }
 
 // heldBy is the first request that waited, is a duplicate (another
@@ -139,9 +138,11 @@ func charged(ex Execution, a history.Attempt) bool {
 	return true
 }
 
-// stuck is the first request answered the in-flight status that was sent
-// once every other request had been answered: nothing else was in flight.
-func stuck(ex Execution, status int) (int, bool) {
+// Alone is the first request answered the in-flight status status that
+// was sent once every other request had been answered: nothing else was
+// in flight. Its key is stuck if a probe after the claim timeout meets
+// the same (Execution.Probe).
+func Alone(ex Execution, status int) (int, bool) {
 	if len(ex.Answered) != len(ex.Attempts) {
 		return 0, false
 	}

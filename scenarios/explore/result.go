@@ -203,3 +203,22 @@ func Summary(res []Result) string {
 	}
 	return fmt.Sprintf("%s: %d of %d orders hold (%s); broken in %s", res[0].Target, held, orders, what, strings.Join(broke, ", "))
 }
+
+// Shown is what the results show, by kind of case: the anomalies of the
+// orders that failed or varied, over every point of the kind, sorted by
+// name; a kind whose orders all held has none.
+func Shown(res []Result) map[string][]string {
+	out := map[string][]string{}
+	for _, r := range res {
+		kind, _, _ := strings.Cut(r.Case, "@")
+		for _, run := range r.Runs {
+			for _, a := range run.Outcome.Anomalies {
+				if !slices.Contains(out[kind], string(a)) {
+					out[kind] = append(out[kind], string(a))
+				}
+			}
+		}
+		slices.Sort(out[kind])
+	}
+	return out
+}

@@ -40,6 +40,15 @@ type Profile struct {
 	File string `json:"file,omitempty"`
 }
 
+// InFlightStatus is the status of a duplicate in flight: InFlight, 409
+// when a profile leaves it unset.
+func (p Profile) InFlightStatus() int {
+	if p.InFlight == 0 {
+		return 409
+	}
+	return p.InFlight
+}
+
 // IETF follows draft-ietf-httpapi-idempotency-key-header plus "never cache a 5xx".
 var IETF = Profile{Name: "ietf", MissingKey: 400, InFlight: 409, Mismatch: 422}
 

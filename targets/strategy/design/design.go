@@ -50,6 +50,12 @@ type Info struct {
 	// the matrix marks it with a tilde. Only what a scenario shows on
 	// every seed belongs in Fails.
 	Varies Declared `json:"varies,omitempty"`
+	// Explores declares what idemchaos explore shows of the strategy, by
+	// kind of case (scenarios/explore: duplicate, mismatch, lost-reply,
+	// pg-cut, redis-cut): the anomalies its failing orders show, over
+	// every point for a kind that strikes at points. A kind it does not
+	// name holds in every order (one replica, the ietf profile).
+	Explores Declared `json:"explores,omitempty"`
 	// Demos are the scenarios whose demo shows this strategy unless told
 	// otherwise: the ones whose flaw it shows best.
 	Demos []string `json:"-"`
