@@ -94,6 +94,7 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(&c.mysqlURL, "mysql-url", "", "use this MySQL or MariaDB for the InnoDB strategies (mysql://...)")
 	fs.StringVar(&c.profile, "profile", "ietf", "contract profile the target promises")
 	fs.StringVar(&c.jsonFile, "json", "", "write the exploration as JSON to FILE (- for stdout)")
+	htmlFile := fs.String("html", "", "write the exploration as one self-contained HTML page to FILE (- for stdout)")
 	c.registerQuiet(fs)
 	c.term.register(fs)
 	var f exploreFlags
@@ -110,6 +111,10 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	spec, err := f.spec()
 	if err != nil {
+		return err
+	}
+	files := exploreFiles{json: c.jsonFile, html: *htmlFile}
+	if err := files.check(); err != nil {
 		return err
 	}
 	spec.Profile = profile
@@ -132,36 +137,57 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return envError(err)
 	}
-	if c.jsonFile != "" {
-		if err := writeFileOrStdout(c.jsonFile, stdout, func(w io.Writer) error { return writeExploreJSON(w, res) }); err != nil {
+	target := "--strategy " + f.strategy
+	if err := files.write(stdout, res, target); err != nil {
+		return err
+	}
+	if !files.toStdout() {
+		if err := reports.WriteExplore(stdout, res, target, view); err != nil {
 			return err
 		}
-		if c.jsonFile == "-" {
-			return verdictExit(exploreExit(res))
-		}
-	}
-	if err := reports.WriteExplore(stdout, res, "--strategy "+f.strategy, view); err != nil {
-		return err
 	}
 	return verdictExit(exploreExit(res))
 }
 
 // exploreExit is 1 when an order broke an invariant every time it ran, 4
 // when none did but an order varied or could not be run, else 0.
-func exploreExit(res explore.Result) int {
-	steady := 0
-	for _, r := range res.Failing() {
-		if len(r.Varied) == 0 {
-			steady++
+func exploreExit(res explore.Result) int { return runExit(res.Verdict()) }
+
+// exploreFiles are where an exploration is written besides the terminal;
+// "-" is stdout, for one of them at most.
+type exploreFiles struct{ json, html string }
+
+func (f exploreFiles) toStdout() bool { return f.json == "-" || f.html == "-" }
+
+// check refuses, before the exploration, files that could not be written.
+func (f exploreFiles) check() error {
+	switch {
+	case f.json == "-" && f.html == "-":
+		return usageErrorf("explore: only one of --json and --html may be - (stdout)")
+	case f.json != "" && f.json == f.html:
+		return usageErrorf("explore: --json and --html both write %s", f.json)
+	}
+	for _, o := range [][2]string{{"--json", f.json}, {"--html", f.html}} {
+		if o[1] != "" && o[1] != "-" {
+			if err := checkDir(o[0], o[1]); err != nil {
+				return err
+			}
 		}
 	}
-	switch {
-	case steady > 0:
-		return exitViolated
-	case len(res.Failing()) > 0 || len(res.Errors) > 0:
-		return exitInconclusive
+	return nil
+}
+
+// write writes the files asked for.
+func (f exploreFiles) write(stdout io.Writer, res explore.Result, target string) error {
+	if f.json != "" {
+		if err := writeFlagFile("--json", f.json, stdout, func(w io.Writer) error { return writeExploreJSON(w, res) }); err != nil {
+			return err
+		}
 	}
-	return exitPass
+	if f.html != "" {
+		return writeFlagFile("--html", f.html, stdout, func(w io.Writer) error { return reports.WriteExploreHTML(w, res, target) })
+	}
+	return nil
 }
 
 // writeExploreJSON writes an exploration as indented JSON.
