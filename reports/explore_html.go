@@ -87,6 +87,8 @@ func explorePageOf(res explore.Result, target string) explorePage {
 	case p.Lattice != nil:
 	case res.Requests > 2:
 		p.NoLattice = fmt.Sprintf("The lattice is drawn for two requests; this exploration scheduled %d: its orders are listed below.", res.Requests)
+	case len(res.Runs) == 0:
+		p.NoLattice = "No order could be run: there is no lattice of orders to draw."
 	default:
 		p.NoLattice = "One order was run (a replay): there is no lattice of orders to draw."
 	}

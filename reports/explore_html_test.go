@@ -232,3 +232,17 @@ func TestExploreTerminalSaysTheWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestExploreHTMLNothingRun: an exploration whose orders could not be run
+// reads inconclusive, says why, and draws no lattice.
+func TestExploreHTMLNothingRun(t *testing.T) {
+	page := explorePage(t, explore.Result{Target: "pg-tx", Case: "duplicate", Requests: 2, Errors: []string{"AB: the execution ended after 1 choices"}})
+	for _, want := range []string{`<header class="st-inconclusive">`, "not run: AB: the execution ended after 1 choices", "No order could be run"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page does not say %q", want)
+		}
+	}
+	if strings.Contains(page, `<svg class="grid"`) {
+		t.Error("a lattice drawn with no order run")
+	}
+}
