@@ -55,6 +55,7 @@ func WriteExplore(w io.Writer, res explore.Result, target string, v View) error 
 	if l := explore.LatticeOf(res.Runs); l != nil && len(res.Runs) > 1 {
 		fmt.Fprintln(w)
 		writeLattice(w, l, v)
+		writeWindow(w, windowOf(l, l.Edges(res.Runs)), v)
 	}
 	return nil
 }
@@ -82,6 +83,18 @@ func writeLattice(w io.Writer, l *explore.Lattice, v View) {
 	fmt.Fprint(w, Wrap("  ", "    ", "A's steps: "+stepList(l.A), exploreWidth(v)))
 	fmt.Fprint(w, Wrap("  ", "    ", "B's steps: "+stepList(l.B), exploreWidth(v)))
 	fmt.Fprintln(w, "  (A2 is the state after A's first two steps; a request that was answered early has no more steps)")
+}
+
+// writeWindow says by which steps the failing orders enter the lost
+// region (the X), if any do.
+func writeWindow(w io.Writer, window []windowEntry, v View) {
+	if len(window) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "the failing orders enter the X, where the race is lost, by:")
+	for _, e := range window {
+		fmt.Fprint(w, Wrap("  ", "    ", e.String(), exploreWidth(v)))
+	}
 }
 
 // nodeMark is a node's mark.

@@ -117,6 +117,7 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(&c.mysqlURL, "mysql-url", "", "use this MySQL or MariaDB for the InnoDB strategies (mysql://...)")
 	fs.StringVar(&c.profile, "profile", "ietf", "contract profile the target promises")
 	fs.StringVar(&c.jsonFile, "json", "", "write the exploration as JSON to FILE (- for stdout)")
+	htmlFile := fs.String("html", "", "write the exploration as one self-contained HTML page to FILE (- for stdout)")
 	c.registerQuiet(fs)
 	c.term.register(fs)
 	var f exploreFlags
@@ -132,6 +133,10 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	spec, err := f.spec()
 	if err != nil {
+		return err
+	}
+	files := exploreFiles{json: c.jsonFile, html: *htmlFile}
+	if err := files.check(spec.Cases); err != nil {
 		return err
 	}
 	spec.Profile = profile
@@ -177,41 +182,79 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return envError(err)
 	}
-	if c.jsonFile != "" {
-		if err := writeFileOrStdout(c.jsonFile, stdout, func(w io.Writer) error { return writeExploreJSON(w, res) }); err != nil {
-			return err
-		}
-		if c.jsonFile == "-" {
-			return verdictExit(exploreExit(res))
-		}
+	if err := files.write(stdout, res, name); err != nil {
+		return err
 	}
-	for i, r := range res {
-		if i > 0 {
-			fmt.Fprintln(stdout)
+	if !files.toStdout() {
+		for i, r := range res {
+			if i > 0 {
+				fmt.Fprintln(stdout)
+			}
+			if err := reports.WriteExplore(stdout, r, name, view); err != nil {
+				return err
+			}
 		}
-		if err := reports.WriteExplore(stdout, r, name, view); err != nil {
-			return err
+		if len(res) > 1 {
+			fmt.Fprintf(stdout, "\n%s\n", explore.Summary(res))
 		}
-	}
-	if len(res) > 1 {
-		fmt.Fprintf(stdout, "\n%s\n", explore.Summary(res))
 	}
 	return verdictExit(exploreExit(res))
 }
 
-// exploreExit is 1 when an order of a case broke an invariant every time
-// it ran, 4 when none did but an order varied or could not be run, else 0.
+// exploreExit is the worst of the cases' verdicts: 1 when an order of a
+// case broke an invariant every time it ran, 4 when none did but an order
+// varied or could not be run, else 0.
 func exploreExit(res []explore.Result) int {
 	code := exitPass
 	for _, r := range res {
-		if len(r.Failing()) > 0 {
-			return exitViolated
-		}
-		if len(r.Varying()) > 0 || len(r.Errors) > 0 {
-			code = exitInconclusive
+		switch c := runExit(r.Verdict()); {
+		case c == exitViolated:
+			return c
+		case c == exitInconclusive:
+			code = c
 		}
 	}
 	return code
+}
+
+// exploreFiles are where an exploration is written besides the terminal;
+// "-" is stdout, for one of them at most.
+type exploreFiles struct{ json, html string }
+
+func (f exploreFiles) toStdout() bool { return f.json == "-" || f.html == "-" }
+
+// check refuses, before the exploration, files that could not be written.
+func (f exploreFiles) check(cases []explore.Case) error {
+	switch {
+	case f.html != "" && (len(cases) != 1 || cases[0].At == explore.Every):
+		return usageErrorf("explore: --html draws the lattice of one case: give --case with one case (and its point: lost-reply@after-commit)")
+	case f.json == "-" && f.html == "-":
+		return usageErrorf("explore: only one of --json and --html may be - (stdout)")
+	case f.json != "" && f.json == f.html:
+		return usageErrorf("explore: --json and --html both write %s", f.json)
+	}
+	for _, o := range [][2]string{{"--json", f.json}, {"--html", f.html}} {
+		if o[1] != "" && o[1] != "-" {
+			if err := checkDir(o[0], o[1]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// write writes the files asked for: the JSON of every case, the page of
+// the one case explored (check refuses --html for more).
+func (f exploreFiles) write(stdout io.Writer, res []explore.Result, target string) error {
+	if f.json != "" {
+		if err := writeFlagFile("--json", f.json, stdout, func(w io.Writer) error { return writeExploreJSON(w, res) }); err != nil {
+			return err
+		}
+	}
+	if f.html != "" && len(res) > 0 {
+		return writeFlagFile("--html", f.html, stdout, func(w io.Writer) error { return reports.WriteExploreHTML(w, res[0], target) })
+	}
+	return nil
 }
 
 // writeExploreJSON writes an exploration as indented JSON.

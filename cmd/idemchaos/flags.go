@@ -169,12 +169,18 @@ func seedList(first uint64, n int) ([]uint64, error) {
 }
 
 func writeFileOrStdout(path string, stdout io.Writer, write func(io.Writer) error) error {
+	return writeFlagFile("--json", path, stdout, write)
+}
+
+// writeFlagFile writes the file flagName names, or stdout for "-"; a file
+// that cannot be created is the flag's usage error.
+func writeFlagFile(flagName, path string, stdout io.Writer, write func(io.Writer) error) error {
 	if path == "-" {
 		return write(stdout)
 	}
 	f, err := os.Create(path)
 	if err != nil {
-		return usageErrorf("--json: %v", err)
+		return usageErrorf("%s: %v", flagName, err)
 	}
 	if err := write(f); err != nil {
 		f.Close()

@@ -67,7 +67,7 @@ var commands = []command{
 			"stores K times (--k, default 3), fails with the same anomaly every time; the search stops when no cut " +
 			"fails or at --timeout. It writes the minimal scenario file (--file), its repro line and the story of its " +
 			"run. Exit 0 shrunk, 4 the cell did not fail, 2 bad input, 3 environment."},
-	{"explore", []string{"--strategy S [--case duplicate|mismatch] [--requests 2|3] [--preemptions N] [--bound D] [--json FILE]",
+	{"explore", []string{"--strategy S [--case duplicate|mismatch] [--requests 2|3] [--preemptions N] [--bound D] [--json FILE] [--html FILE]",
 		"--strategy S --case C --order ORDER [--repeat N]"}, "every order of a key's requests, each held at every point",
 		"Runs two (or three) requests of one key through every order of their steps: each request is held at every " +
 			"failpoint it reaches (and before it is sent), and the scheduler releases one at a time, every choice " +
@@ -75,7 +75,9 @@ var commands = []command{
 			"that does not reach its next point within the bound (measured, or --bound) waits on another: it is a held " +
 			"duplicate, and the others go on around it. It prints what was proved (every order holds, or which broke " +
 			"an invariant in how many orders), the shortest failing order as columns with the line that replays it " +
-			"(--order), the orders that varied when run again, and the lattice of the orders of two requests. Exit 0 " +
+			"(--order), the orders that varied when run again, and the lattice of the orders of two requests, with the " +
+			"steps by which the failing orders enter the states where every order fails (the race's window); --html " +
+			"writes it all as one page, each step of the lattice coloured by the outcomes of the orders through it. Exit 0 " +
 			"every order holds, 1 an order broke an invariant every time it ran, 4 an order varied or could not be run."},
 	{"bench", []string{"[--strategies a,b] [--rate R | --concurrency C] [--duration D] [--dup-ratio P]",
 		"--compare [--rounds N] [--duration D] [--json FILE]"}, "what each strategy costs",

@@ -162,12 +162,19 @@ func (b *browser) asked() []string {
 // the top of the page as NAME-WIDTH.png.
 func (b *browser) show(t *testing.T, page string, width int, name, dir string) seen {
 	t.Helper()
+	return look[seen](t, b, page, width, name, dir, probe)
+}
+
+// look loads page at width, reads it with the probe script and saves a
+// screenshot of the top of the page as NAME-WIDTH.png.
+func look[T any](t *testing.T, b *browser, page string, width int, name, dir, probe string) T {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, step)
 	defer cancel()
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), foldHeight), chromedp.Navigate("file://"+page)); err != nil {
 		t.Fatalf("%s at %d px: %v", name, width, err)
 	}
-	s, err := chromedp.Run(ctx, chromedp.Evaluate[seen](probe))
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[T](probe))
 	if err != nil {
 		t.Fatalf("%s at %d px: read the page: %v", name, width, err)
 	}

@@ -38,18 +38,8 @@ func runMatrix(t *testing.T, strategies []string) results.Document {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	tp, err := fault.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tp.Close() })
 	var execs []engine.Executor
-	for range 2 {
-		b, err := engine.NewBuiltin(ctx, engine.Env{PostgresDSN: provisiontest.Database(t, services), RedisURL: services.RedisURL, Toxiproxy: tp})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { b.Close() })
+	for _, b := range builtins(ctx, t, 2) {
 		execs = append(execs, b)
 	}
 	var cells []scenarios.Cell
@@ -64,6 +54,27 @@ func runMatrix(t *testing.T, strategies []string) results.Document {
 		t.Fatal(err)
 	}
 	return results.NewDocument(rs, lat.l, "matrix", started)
+}
+
+// builtins are n runners of the built-in strategies, each on a database
+// of its own, behind one embedded Toxiproxy.
+func builtins(ctx context.Context, t *testing.T, n int) []*engine.Builtin {
+	t.Helper()
+	tp, err := fault.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tp.Close() })
+	out := make([]*engine.Builtin, n)
+	for k := range out {
+		b, err := engine.NewBuiltin(ctx, engine.Env{PostgresDSN: provisiontest.Database(t, services), RedisURL: services.RedisURL, Toxiproxy: tp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { b.Close() })
+		out[k] = b
+	}
+	return out
 }
 
 // forgetful is a user's service with no idempotency layer: every request

@@ -188,11 +188,11 @@ func (o Outcome) Class(p api.Profile) string {
 	}
 	switch {
 	case refused:
-		return "refused"
+		return ClassRefused
 	case ok > 1:
-		return "replayed"
+		return ClassReplayed
 	}
-	return "held"
+	return ClassHeld
 }
 
 // Trail writes an execution's steps as its order's two columns would:
