@@ -64,6 +64,7 @@ func (t External) Repro(c Cell) string {
 	flag("toxiproxy-url", t.Toxiproxy)
 	flag("postgres-proxy", t.PostgresProxy)
 	flag("redis-proxy", t.RedisProxy)
+	flag("dynamodb-proxy", t.DynamoDBProxy)
 	if t.Failpoints {
 		b.WriteString(" --failpoints")
 	}
