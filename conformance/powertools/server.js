@@ -35,8 +35,6 @@ const { randomUUID } = require('node:crypto');
 const { Pool } = require('pg');
 const { createClient } = require('@redis/client');
 const { IdempotencyConfig, makeIdempotent } = require('@aws-lambda-powertools/idempotency');
-const { CachePersistenceLayer } = require('@aws-lambda-powertools/idempotency/cache');
-const { DynamoDBPersistenceLayer } = require('@aws-lambda-powertools/idempotency/dynamodb');
 const svc = require('../node-shared/service.js');
 
 // statusOf answers the library's errors (src/errors.ts).
@@ -48,15 +46,18 @@ function statusOf(err) {
   }
 }
 
-// store is the persistence layer --store names, and how to close it.
+// store is the persistence layer --store names, and how to close it; only
+// its own package is loaded (a Redis row's process loads no AWS SDK).
 async function store(a) {
   switch (a.store || 'redis') {
     case 'redis': {
+      const { CachePersistenceLayer } = require('@aws-lambda-powertools/idempotency/cache');
       const client = await createClient({ url: a['redis-url'] }).connect();
       client.on('error', () => {}); // a cut link: the command in flight says so
       return { persistenceStore: new CachePersistenceLayer({ client }), close: () => client.quit().catch(() => {}) };
     }
     case 'dynamodb': {
+      const { DynamoDBPersistenceLayer } = require('@aws-lambda-powertools/idempotency/dynamodb');
       const persistenceStore = new DynamoDBPersistenceLayer({
         tableName: a['dynamodb-table'],
         clientConfig: {
