@@ -102,6 +102,10 @@ var Findings = []Finding{
 			"in Lambda a function that commits near its timeout and is stopped before its UpdateItem does the same."},
 	{Targets: powertoolsDynamoDB, Scenarios: []string{"concurrent-duplicates", "forced-race", "retry-storm", "client-timeout-retry"}, Anomaly: check.ReplayMismatch, Timing: true, StandIn: true,
 		Text: "the late invocation's COMPLETED write then overwrites the retry's (`src/persistence/DynamoDBPersistenceLayer.ts: _updateRecord`, an UpdateItem without a condition), so the key's 2xx answers name two charges."},
+	{Targets: powertoolsDynamoDB, Scenarios: []string{"concurrent-duplicates", "forced-race", "retry-storm", "client-timeout-retry"}, Anomaly: check.StatusContract, Timing: true, StandIn: true,
+		Text: "a duplicate whose conditional PutItem fails reads the record it failed on with a GetItem, as dynalite returns no old item with the ConditionalCheckFailedException (see Stand-ins; " +
+			"`src/IdempotencyHandler.ts: #saveInProgressOrReturnExistingResult`); when a failing invocation deleted the record in between (`#deleteInProgressRecord`), " +
+			"`src/persistence/DynamoDBPersistenceLayer.ts: _getRecord` throws IdempotencyItemNotFoundError, answered 500 instead of 409. On DynamoDB the failed put returns the record it failed on, with no second read."},
 }
 
 // Inconclusives explain the cells that prove nothing, one per cause.
