@@ -102,8 +102,7 @@ func (t *targetFlags) external() (scenarios.External, *openapi.Operation, error)
 func (t *targetFlags) describe() (scenarios.External, error) {
 	e := scenarios.External{Name: t.name, LedgerQuery: t.ledgerQuery, Currency: t.currency,
 		ClaimTimeout: t.claimTimeout, KeyTTL: t.keyTTL, Settle: t.settle, PostgresProxy: t.pgProxy, RedisProxy: t.redisProxy,
-		DynamoDBProxy: t.dynamoDBProxy,
-		Toxiproxy: t.toxiproxyURL, AllowRemote: t.allowRemote, Failpoints: t.failpoints,
+		DynamoDBProxy: t.dynamoDBProxy, Toxiproxy: t.toxiproxyURL, AllowRemote: t.allowRemote, Failpoints: t.failpoints,
 		Power: scenarios.PowerGoal{Target: t.powerTarget, Aim: t.powerAim, Budget: t.powerBudget},
 		Shape: client.Shape{Path: t.path, Body: t.body, KeyHeader: t.keyHeader, ChargeID: t.chargeID, ReplayHeader: t.replayHeader}}
 	e.URLs = splitCSV(t.urls)
