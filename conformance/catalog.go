@@ -12,6 +12,9 @@ const (
 	fiberVersion      = "github.com/gofiber/fiber/v2 v2.52.15, github.com/gofiber/storage/redis/v3 v3.4.3"
 	nodeIdemVersion   = "@node-idempotency/core 1.0.11, storage-adapter-memory 1.0.2, storage-adapter-redis 1.0.2"
 	powertoolsVersion = "@aws-lambda-powertools/idempotency 2.35.0, @redis/client 6.3.1"
+	// powertoolsDynamoDBVersion: the AWS SDK packages are those
+	// Powertools' documentation has installed beside it.
+	powertoolsDynamoDBVersion = "@aws-lambda-powertools/idempotency 2.35.0, @aws-sdk/client-dynamodb 3.1178.0, @aws-sdk/lib-dynamodb 3.1178.0"
 )
 
 // Timeouts the library targets declare: a healthy charge, with the
@@ -31,6 +34,8 @@ const (
 	fiberSource      = "gofiber/fiber v2.52.15, middleware/idempotency"
 	nodeIdemSource   = "mahendraHegde/node-idempotency, packages/core"
 	powertoolsSource = "aws-powertools/powertools-lambda-typescript v2.35.0, packages/idempotency"
+	// powertoolsDynamoDBSource: the same package, its promises on DynamoDB.
+	powertoolsDynamoDBSource = powertoolsSource + ", on DynamoDB"
 )
 
 var fiberPromises = []Promise{
@@ -54,6 +59,21 @@ var powertoolsPromises = []Promise{
 	{"an invocation saves an INPROGRESS record (SET NX) before the function runs; a concurrent one gets IdempotencyAlreadyInProgressError", "src/persistence/CachePersistenceLayer.ts: #putInProgressRecord; src/IdempotencyHandler.ts: determineResultFromIdempotencyRecord"},
 	{"an in-progress record expires with the invocation's remaining time (registerLambdaContext, done by makeIdempotent for a handler); past it the next invocation runs again", "src/makeIdempotent.ts: makeIdempotent; src/persistence/BasePersistenceLayer.ts: saveInProgress"},
 	{"a function that throws has its record deleted, so a retry runs it again; a returned value is stored as COMPLETED for expiresAfterSeconds (1 h)", "src/IdempotencyHandler.ts: getFunctionResult"},
+	{"payloadValidationJmesPath compares the chosen part of the payload with the stored hash: IdempotencyValidationError", "src/persistence/BasePersistenceLayer.ts: validatePayload"},
+	{"an event without the key is not idempotent unless throwOnNoIdempotencyKey is set", "src/IdempotencyHandler.ts: shouldSkipIdempotency"},
+}
+
+var powertoolsDynamoDBPromises = []Promise{
+	{"an invocation saves an INPROGRESS record with a conditional PutItem: the key absent (attribute_not_exists), its record expired, or INPROGRESS past its in-progress expiry; " +
+		"else ConditionalCheckFailedException, and the existing record decides (IdempotencyAlreadyInProgressError while INPROGRESS)",
+		"src/persistence/DynamoDBPersistenceLayer.ts: _putRecord; src/IdempotencyHandler.ts: #saveInProgressOrReturnExistingResult, determineResultFromIdempotencyRecord"},
+	{"the in-progress expiry is now plus the invocation's remaining time (registerLambdaContext, done by makeIdempotent for a handler); " +
+		"without a Lambda context there is no remaining time, the record gets no in-progress expiry (a warning is logged), and an INPROGRESS record then blocks its key until the record's own expiry (1 h)",
+		"src/persistence/BasePersistenceLayer.ts: saveInProgress; src/persistence/DynamoDBPersistenceLayer.ts: _putRecord"},
+	{"a returned value is stored with an unconditional UpdateItem that sets COMPLETED and the response; a function that throws has its record deleted, so a retry runs it again",
+		"src/persistence/DynamoDBPersistenceLayer.ts: _updateRecord, _deleteRecord; src/IdempotencyHandler.ts: getFunctionResult"},
+	{"records are read with ConsistentRead; an expired record is treated as absent by the put's condition, whatever DynamoDB's TTL has deleted",
+		"src/persistence/DynamoDBPersistenceLayer.ts: _getRecord, _putRecord"},
 	{"payloadValidationJmesPath compares the chosen part of the payload with the stored hash: IdempotencyValidationError", "src/persistence/BasePersistenceLayer.ts: validatePayload"},
 	{"an event without the key is not idempotent unless throwOnNoIdempotencyKey is set", "src/IdempotencyHandler.ts: shouldSkipIdempotency"},
 }
@@ -87,6 +107,12 @@ var Catalog = []Target{
 		ClaimTimeout: lambdaTimeout,
 		Setup: "makeIdempotent(handler, {persistenceStore: new CachePersistenceLayer({client})}), key from the Idempotency-Key header, body validated; " +
 			"each request an invocation with a Lambda-like context of Lambda's default 3 s timeout; two processes sharing Redis", Promises: powertoolsPromises},
+	{Name: "powertools-dynamodb", Library: "@aws-lambda-powertools/idempotency makeIdempotent, DynamoDBPersistenceLayer on the AWS SDK v3", Version: powertoolsDynamoDBVersion,
+		Source: powertoolsDynamoDBSource, Kind: Node, Dir: "conformance/powertools", Args: []string{"--store", "dynamodb", "--function-timeout-ms", "3000"},
+		DynamoDB: &DynamoDBTable{Key: "id"}, StandIn: &Dynalite, Replicas: 2, ClaimTimeout: lambdaTimeout,
+		Setup: "makeIdempotent(handler, {persistenceStore: new DynamoDBPersistenceLayer({tableName, clientConfig: {endpoint}})}), the table's partition key id; " +
+			"key from the Idempotency-Key header, no payload validation (the default); each request an invocation with a Lambda-like context of Lambda's default 3 s timeout; " +
+			"two processes sharing the table, on dynalite (see Stand-ins)", Promises: powertoolsDynamoDBPromises},
 }
 
 // reference is the row of a built-in strategy, served by paymentd with

@@ -22,7 +22,11 @@ type Finding struct {
 	// Timing says the anomaly shows only when requests meet in a window
 	// (it needs enough seeds for a stable verdict).
 	Timing bool
-	Report *Report
+	// StandIn says the verdict depends on how the row's stand-in store
+	// differs from the one it stands in for (Target.StandIn; Text says
+	// which difference): on the real store it may not show.
+	StandIn bool
+	Report  *Report
 }
 
 // Report is a finding as an upstream bug report states it.

@@ -10,6 +10,11 @@ var (
 	nodeIdem    = []string{"node-idempotency-"}
 	powertools  = []string{"powertools-"}
 	libraries   = []string{"fiber-", "node-idempotency-", "powertools-"}
+
+	// powertoolsRedis and powertoolsDynamoDB are Powertools' rows on one
+	// persistence layer.
+	powertoolsRedis    = []string{"powertools-redis"}
+	powertoolsDynamoDB = []string{"powertools-dynamodb"}
 )
 
 // Findings explain, by the libraries' own code, every anomaly the table
@@ -64,7 +69,7 @@ var Findings = []Finding{
 		Text: "without payloadValidationJmesPath the record holds no payload hash, so another amount under the key gets the first invocation's stored result (`src/persistence/BasePersistenceLayer.ts: validatePayload` is a no-op); the documented default."},
 	{Targets: powertools, Scenarios: []string{"payload-mismatch"}, Anomaly: check.LostAck,
 		Text: "the same replay acknowledges an amount that was never charged (`src/IdempotencyHandler.ts: determineResultFromIdempotencyRecord` returns the stored response whatever the payload)."},
-	{Targets: powertools, Scenarios: []string{"redis-fault-after-commit"}, Anomaly: check.DoubleCharge,
+	{Targets: powertoolsRedis, Scenarios: []string{"redis-fault-after-commit"}, Anomaly: check.DoubleCharge,
 		Text: "when the cache is unreachable as the function returns, the COMPLETED write does not land before the record's in-progress expiry (the invocation's remaining time): @redis/client holds the command in its offline queue while it reconnects (`src/IdempotencyHandler.ts: #saveSuccessfulResult`); a retry after that expiry finds the INPROGRESS record orphaned, overwrites it and runs the function again (`src/persistence/CachePersistenceLayer.ts: #putInProgressRecord`).",
 		Report: &Report{Title: "Powertools idempotency runs a function twice when the cache is down as it returns",
 			Steps:    "makeIdempotent on a handler with CachePersistenceLayer over @redis/client; the handler commits a payment; the cache becomes unreachable before saveSuccess and stays so past the invocation's timeout; the client retries.",
@@ -76,10 +81,31 @@ var Findings = []Finding{
 			Steps:    "makeIdempotent on a handler that charges in a database transaction; the COMMIT reaches the database and commits, but its answer is lost (the connection breaks), so the handler throws; the client retries.",
 			Expected: "the retry gets an error or the result, never a second charge: a failure of unknown outcome cannot be taken for no outcome.",
 			Actual:   "the INPROGRESS record is deleted on the throw, the retry finds no record and runs the handler again: two charges."}},
-	{Targets: powertools, Scenarios: []string{"concurrent-duplicates", "forced-race", "retry-storm", "client-timeout-retry"}, Anomaly: check.DoubleCharge, Timing: true,
+	{Targets: powertoolsRedis, Scenarios: []string{"concurrent-duplicates", "forced-race", "retry-storm", "client-timeout-retry"}, Anomaly: check.DoubleCharge, Timing: true,
 		Text: "an invocation that outlives its in-progress expiry (a loaded machine) is taken over by a retry as orphaned (`src/persistence/CachePersistenceLayer.ts: #putInProgressRecord`), and a failing invocation deletes the key's record whoever wrote it last (`src/IdempotencyHandler.ts: #deleteInProgressRecord`), so a later retry runs the function again."},
-	{Targets: powertools, Scenarios: []string{"concurrent-duplicates", "forced-race", "retry-storm", "client-timeout-retry"}, Anomaly: check.ReplayMismatch, Timing: true,
+	{Targets: powertoolsRedis, Scenarios: []string{"concurrent-duplicates", "forced-race", "retry-storm", "client-timeout-retry"}, Anomaly: check.ReplayMismatch, Timing: true,
 		Text: "the second run's result overwrites the first in the COMPLETED record (`src/persistence/CachePersistenceLayer.ts: _updateRecord`, a plain SET), so the key's 2xx answers name two charges."},
+	{Targets: powertoolsDynamoDB, Scenarios: []string{"dynamodb-fault-after-commit"}, Anomaly: check.DoubleCharge,
+		Text: "when DynamoDB is out of reach as the function returns, the UpdateItem that marks the record COMPLETED fails (`src/persistence/DynamoDBPersistenceLayer.ts: _updateRecord`; the AWS SDK tries it 3 times) " +
+			"and `src/IdempotencyHandler.ts: #saveSuccessfulResult` throws IdempotencyPersistenceLayerError; only a throw of the function itself deletes the record (`getFunctionResult`), so it stays INPROGRESS: " +
+			"retries get IdempotencyAlreadyInProgressError (409) until its in-progress expiry, the invocation's remaining time, and then `_putRecord`'s condition (INPROGRESS and `#in_progress_expiry < :now_in_millis`) " +
+			"lets a retry take the key over and run the function again. A lost COMPLETED write charges twice, as on Redis, where the write waits in the client's offline queue instead of failing. " +
+			"Outside Lambda (no remaining time: `src/persistence/BasePersistenceLayer.ts: saveInProgress` writes no in-progress expiry) the same record answers 409 until its own expiry, an hour, and the retry after that charges again.",
+		Report: &Report{Title: "Powertools idempotency (DynamoDB) runs a function twice when the COMPLETED update fails",
+			Steps: "makeIdempotent on a Lambda handler with DynamoDBPersistenceLayer; the handler commits a payment and returns; the UpdateItem that marks the record COMPLETED fails " +
+				"(DynamoDB unreachable, or throttled past the SDK's retries), so the invocation ends with IdempotencyPersistenceLayerError; the client retries once the function's timeout has passed.",
+			Expected: "the retry gets the payment's result, or an error, never a second payment.",
+			Actual:   "the INPROGRESS record is left to expire with the invocation's timeout; the retry's conditional PutItem then takes it over and runs the handler again: two payments."}},
+	{Targets: powertoolsDynamoDB, Scenarios: []string{"concurrent-duplicates", "forced-race", "retry-storm", "client-timeout-retry"}, Anomaly: check.DoubleCharge, Timing: true, StandIn: true,
+		Text: "an invocation whose COMPLETED write lands after its in-progress expiry (the invocation's remaining time) is taken over by a retry: `src/persistence/DynamoDBPersistenceLayer.ts: _putRecord`'s condition accepts an INPROGRESS record " +
+			"whose `#in_progress_expiry < :now_in_millis`, and the retry runs the function again; here the write is late because dynalite on the loaded 2-core machine answers slowly under the race-hunting rounds (see Stand-ins), " +
+			"in Lambda a function that commits near its timeout and is stopped before its UpdateItem does the same."},
+	{Targets: powertoolsDynamoDB, Scenarios: []string{"concurrent-duplicates", "forced-race", "retry-storm", "client-timeout-retry"}, Anomaly: check.ReplayMismatch, Timing: true, StandIn: true,
+		Text: "the late invocation's COMPLETED write then overwrites the retry's (`src/persistence/DynamoDBPersistenceLayer.ts: _updateRecord`, an UpdateItem without a condition), so the key's 2xx answers name two charges."},
+	{Targets: powertoolsDynamoDB, Scenarios: []string{"concurrent-duplicates", "forced-race", "retry-storm", "client-timeout-retry"}, Anomaly: check.StatusContract, Timing: true, StandIn: true,
+		Text: "a duplicate whose conditional PutItem fails reads the record it failed on with a GetItem, as dynalite returns no old item with the ConditionalCheckFailedException (see Stand-ins; " +
+			"`src/IdempotencyHandler.ts: #saveInProgressOrReturnExistingResult`); when a failing invocation deleted the record in between (`#deleteInProgressRecord`), " +
+			"`src/persistence/DynamoDBPersistenceLayer.ts: _getRecord` throws IdempotencyItemNotFoundError, answered 500 instead of 409. On DynamoDB the failed put returns the record it failed on, with no second read."},
 }
 
 // Inconclusives explain the cells that prove nothing, one per cause.

@@ -43,6 +43,13 @@ type Target struct {
 	// Redis says the target keeps its idempotency state in Redis (its
 	// Redis link goes through Toxiproxy, and Redis faults run).
 	Redis bool
+	// DynamoDB says the target keeps its idempotency records in DynamoDB:
+	// a table of its own on the run's dynalite (Dynalite), its DynamoDB
+	// link through Toxiproxy (nil: no DynamoDB).
+	DynamoDB *DynamoDBTable
+	// StandIn is the store the target runs on in place of its users' (nil:
+	// the same).
+	StandIn *StandIn
 	// Replicas is how many processes serve it, sharing its stores.
 	Replicas int
 	// KeyHeader is the header the library reads the key from ("":
@@ -56,6 +63,14 @@ type Target struct {
 	Setup string
 	// Promises are what the library says it does, each with where.
 	Promises []Promise
+}
+
+// DynamoDBTable is a DynamoDB table as the library's documentation has
+// its users create it, as far as its stand-in allows (dynalite has no TTL
+// to enable: see Dynalite).
+type DynamoDBTable struct {
+	// Key is the partition key, a string attribute.
+	Key string
 }
 
 // Promise is one thing a library says it does, and where it says so.

@@ -74,7 +74,7 @@ func TestEveryCellAsDeclared(t *testing.T) {
 		t.Run(st, func(t *testing.T) {
 			t.Parallel()
 			r := newExecutor(t)
-			for _, sc := range scenarios.Names() {
+			for _, sc := range scenarios.BuiltinNames() {
 				var cell []scenarios.Result
 				for seed := 1; seed <= seedsOf(t, sc, seeds); seed++ {
 					res, _, err := engine.Run(context.Background(), r, scenarios.Cell{Strategy: st, Scenario: sc, Seed: uint64(seed), Profile: api.IETF}, "")

@@ -12,11 +12,11 @@ import (
 )
 
 // links are the store links where an injection's link faults land; nil
-// where a target has none.
+// where a target has none (a built-in target has no DynamoDB).
 type links struct {
-	pg, redis *fault.Link
-	repl      *cellReplication // nil off the replicated Postgres
-	cuts      *cutLog          // a user's service's: its cuts diverted and recorded; nil: disabled
+	pg, redis, dynamo *fault.Link
+	repl              *cellReplication // nil off the replicated Postgres
+	cuts              *cutLog          // a user's service's: its cuts diverted and recorded; nil: disabled
 }
 
 // carries reports whether an action can be carried: a delay always, a link
@@ -27,6 +27,8 @@ func (l links) carries(a api.Action) bool {
 		return true
 	case api.RedisCut:
 		return l.redis != nil
+	case api.DynamoDBCut:
+		return l.dynamo != nil
 	case api.StandbyLag, api.PGCrash:
 		return false // the replicated Postgres's: cellReplication.carries
 	}
@@ -70,6 +72,8 @@ func (l links) action(in api.Injection) failpoint.Action {
 		return linkFault(l.pg, func(l *fault.Link) error { return l.Inject(fault.Latency, in.Arg) })
 	case api.RedisCut:
 		return l.cut(l.redis, in.Action)
+	case api.DynamoDBCut:
+		return l.cut(l.dynamo, in.Action)
 	case api.PGDropReply:
 		return linkFault(l.pg, func(l *fault.Link) error { return l.Inject(fault.LoseReplies, 0) })
 	}

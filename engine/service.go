@@ -32,6 +32,7 @@ type Service struct {
 	info      LedgerInfo
 	pgLink    *fault.Link // nil: no store faults on Postgres
 	redisLink *fault.Link
+	dynamo    *fault.Link // the link to its DynamoDB
 	runID     string
 	linkSeq   int
 	closers   []func() error // what OpenService opened for it, closed last
@@ -57,7 +58,7 @@ func NewService(t scenarios.External, front, stores *fault.Toxiproxy, ledger Led
 	if err := t.Check(); err != nil {
 		return nil, err
 	}
-	if stores == nil && (t.PostgresProxy != "" || t.RedisProxy != "") {
+	if stores == nil && (t.PostgresProxy != "" || t.RedisProxy != "" || t.DynamoDBProxy != "") {
 		return nil, errors.New("store proxies named but no Toxiproxy holding them")
 	}
 	r := &Service{target: t, toxi: front, ledger: ledger, info: info, runID: newRunID()}
@@ -67,6 +68,9 @@ func NewService(t scenarios.External, front, stores *fault.Toxiproxy, ledger Led
 	}
 	if err == nil && t.RedisProxy != "" {
 		r.redisLink, err = stores.Existing(t.RedisProxy)
+	}
+	if err == nil && t.DynamoDBProxy != "" {
+		r.dynamo, err = stores.Existing(t.DynamoDBProxy)
 	}
 	if err != nil {
 		r.Close()
@@ -79,7 +83,7 @@ func NewService(t scenarios.External, front, stores *fault.Toxiproxy, ledger Led
 // then closes what OpenService opened.
 func (r *Service) Close() error {
 	var errs []error
-	for _, l := range []*fault.Link{r.pgLink, r.redisLink} {
+	for _, l := range r.links() {
 		if l != nil {
 			errs = append(errs, l.Close())
 		}
@@ -367,9 +371,12 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// links are the store proxies it holds (nil where it has none).
+func (r *Service) links() []*fault.Link { return []*fault.Link{r.pgLink, r.redisLink, r.dynamo} }
+
 func (r *Service) heal() error {
 	var errs []error
-	for _, l := range []*fault.Link{r.pgLink, r.redisLink} {
+	for _, l := range r.links() {
 		if l != nil {
 			errs = append(errs, l.Heal())
 		}

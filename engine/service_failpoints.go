@@ -33,7 +33,7 @@ func (r *Service) armFailpoints(sc scenarios.Scenario, plan workload.Plan, since
 		f.gate = &failpoint.Gate{Hold: sc.Gate.Hold, Until: sc.Gate.Until, Timeout: sc.Gate.Timeout}
 		f.gate.Arm(f.set)
 	}
-	armInjections(f.set, plan, links{pg: r.pgLink, redis: r.redisLink, cuts: cuts})
+	armInjections(f.set, plan, links{pg: r.pgLink, redis: r.redisLink, dynamo: r.dynamo, cuts: cuts})
 	f.trace.armLeave(f.set) // after the gate and the injections: what they held is recorded
 	srv, err := remote.Listen(f.set)
 	if err != nil {

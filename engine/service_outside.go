@@ -31,6 +31,8 @@ func (r *Service) around(injected *atomic.Int64, lat *outsideLatency, cuts *cutL
 			return nil
 		case in.Action == api.RedisCut:
 			l = r.redisLink
+		case in.Action == api.DynamoDBCut:
+			l = r.dynamo
 		}
 		if l == nil {
 			return nil

@@ -188,7 +188,7 @@ func ownService() string {
 	three := []string{"http://127.0.0.1:1", "http://127.0.0.1:2", "http://127.0.0.1:3"}
 	short := 100 * time.Millisecond
 	bare := scenarios.External{URLs: one, ClaimTimeout: scenarios.DefaultClaimTimeout}
-	helped := scenarios.External{URLs: three, PostgresProxy: "pg", RedisProxy: "redis", ClaimTimeout: short, KeyTTL: short,
+	helped := scenarios.External{URLs: three, PostgresProxy: "pg", RedisProxy: "redis", DynamoDBProxy: "dynamodb", ClaimTimeout: short, KeyTTL: short,
 		TopUp: &scenarios.TopUp{Path: "/top-ups"}}
 	protocol := bare
 	protocol.Failpoints = true
@@ -212,7 +212,7 @@ func ownService() string {
 		}
 	}
 	out := "runs " + strings.Join(groups[0], ", ")
-	labels := []string{"; with store proxies (--postgres-proxy, --redis-proxy), replica URLs, a short --claim-timeout or --key-ttl, or a top-up request (--topup-path) also ",
+	labels := []string{"; with store proxies (--postgres-proxy, --redis-proxy, --dynamodb-proxy), replica URLs, a short --claim-timeout or --key-ttl, or a top-up request (--topup-path) also ",
 		"; with the failpoint protocol (--failpoints, docs/failpoints.md) also ",
 		"; with both, a Postgres proxy and the failpoint protocol, also ",
 		"; built-in strategies only (replicated stores the harness starts, kills and crashes itself): "}

@@ -71,8 +71,11 @@ func mdScenarios(b *strings.Builder) {
 	b.WriteString("| scenario | what it does | reveals | your service |\n|---|---|---|---|\n")
 	for _, s := range scenarios.Catalog() {
 		where := "yes"
-		if s.BuiltinOnly() {
+		switch {
+		case s.BuiltinOnly():
 			where = "built-in strategies only"
+		case s.ServiceOnly:
+			where = "yes, and no built-in strategy"
 		}
 		fmt.Fprintf(b, "| `%s` | %s | %s | %s |\n", s.Name, mdTableText(s.Doc), mdTableText(s.Reveals), where)
 	}

@@ -88,3 +88,34 @@ func TestInconclusiveCellsExplained(t *testing.T) {
 		t.Errorf("Unexplained = %q, want the ietf cell alone", got)
 	}
 }
+
+// TestStandInsSaid: a row on a stand-in store gets the Stand-ins section,
+// which names the stand-in and every difference its catalog entry lists,
+// and an anomaly whose finding depends on one is marked in the table; a
+// table without such a row has no section.
+func TestStandInsSaid(t *testing.T) {
+	write := func(name string, rs []scenarios.Result, scens []string) string {
+		targets, err := conformance.Lookup([]string{name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := []conformance.RowSpec{{Target: targets[0], Profile: "ietf"}}
+		var b bytes.Buffer
+		if err := reports.WriteConformance(&b, conformance.NewTable(rows, scens, 1, rs, nil), reports.ConformanceMeta{Command: "test"}); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	scens := []string{"concurrent-duplicates"}
+	raced := []scenarios.Result{{Strategy: "powertools-dynamodb.ietf", Scenario: scens[0], Seed: 1, Verdict: scenarios.Fail,
+		Anomalies: map[check.Anomaly]int{check.DoubleCharge: 1}}}
+	doc := write("powertools-dynamodb", raced, scens)
+	for _, want := range append([]string{"## Stand-ins", "runs on dynalite 4.0.0", "dc (timing, stand-in)"}, conformance.Dynalite.Differences...) {
+		if !strings.Contains(doc, want) {
+			t.Errorf("the document lacks %q", want)
+		}
+	}
+	if doc := write("powertools-redis", nil, scens); strings.Contains(doc, "## Stand-ins") {
+		t.Errorf("a table with no row on a stand-in has a Stand-ins section")
+	}
+}

@@ -21,7 +21,7 @@ func catalogResults(n int) []scenarios.Result {
 	var rs []scenarios.Result
 	long := "key 16cc3f75…: charged 8 times on account acct-3 (" + strings.Repeat("ch_4 by attempt o47-t1, ", 8) + "and 4 more); 126.00 EUR overcharged"
 	for _, st := range design.Names() {
-		for _, sc := range scenarios.Names() {
+		for _, sc := range scenarios.BuiltinNames() {
 			for seed := range n {
 				r := scenarios.Result{Strategy: st, Scenario: sc, Seed: uint64(seed + 1), Verdict: scenarios.Pass, AsExpected: true,
 					Expected: scenarios.Expected(st, sc, api.IETF), Currency: "EUR",

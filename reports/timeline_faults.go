@@ -55,6 +55,8 @@ func (k keyStory) faults() []placedFault {
 		case api.RedisCut:
 			f.lane = laneRedis
 			what = "the link to Redis cut at " + string(p.Point) + ", healed when the request ended"
+		case api.DynamoDBCut: // no lane of its own: the handler's, which met it
+			what = "the link to DynamoDB cut at " + string(p.Point) + ", healed when the request ended"
 		}
 		b := k.s.bar(from, max(to, from), class)
 		switch {

@@ -81,6 +81,10 @@ type Scenario struct {
 	// a replica through a proxy, Sentinels), which the plan's store events
 	// act on; built-in targets only.
 	Failover bool `json:"-"`
+	// ServiceOnly says the scenario runs only against a user's service: it
+	// faults a store no built-in strategy keeps its keys in (DynamoDB).
+	// The built-in matrix leaves it out (BuiltinNames).
+	ServiceOnly bool `json:"service_only,omitempty"`
 }
 
 // Catalog lists the scenarios in a stable order.
@@ -108,6 +112,18 @@ func SoakNames() []string { return slices.Clone(soakNames) }
 // strategy: on replicated stores the harness starts, kills and crashes
 // itself, which a user's service does not use.
 func (s Scenario) BuiltinOnly() bool { return s.Failover || s.Replicated }
+
+// BuiltinNames lists, in catalog order, the scenarios that can run against
+// a built-in strategy: every one not ServiceOnly.
+func BuiltinNames() []string {
+	var out []string
+	for _, s := range catalog {
+		if !s.ServiceOnly {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
 
 // ServiceNames lists, in catalog order, the scenarios that can run against
 // a user's service (given what each needs): every one not BuiltinOnly.

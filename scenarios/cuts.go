@@ -12,7 +12,7 @@ import (
 // listening while cut (fault.Link.Divert), so the connections the service
 // made on it then, each reset, are counted, with the bytes they carried.
 type StoreCut struct {
-	Action  api.Action `json:"action"`  // pg-cut or redis-cut
+	Action  api.Action `json:"action"`  // pg-cut, redis-cut or dynamodb-cut
 	Proxy   string     `json:"proxy"`   // the proxy's name in the user's Toxiproxy
 	Attempt string     `json:"attempt"` // the try it was cut for
 	Conns   int        `json:"conns"`   // connections the service made on the proxy while it was cut
@@ -71,8 +71,11 @@ func assumeCutsMet(o Observation) []string {
 
 // cutStore names the store whose link a cut takes down.
 func cutStore(a api.Action) string {
-	if a == api.RedisCut {
+	switch a {
+	case api.RedisCut:
 		return "Redis"
+	case api.DynamoDBCut:
+		return "DynamoDB"
 	}
 	return "Postgres"
 }

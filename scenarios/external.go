@@ -36,10 +36,12 @@ type External struct {
 	// Settle bounds how long after the last request the ledger is read
 	// again until it stops changing (0: ClaimTimeout).
 	Settle time.Duration `json:"settle_ns,omitempty"`
-	// PostgresProxy and RedisProxy name Toxiproxy proxies the service's
-	// store traffic already goes through; they enable the store faults.
+	// PostgresProxy, RedisProxy and DynamoDBProxy name Toxiproxy proxies
+	// the service's store traffic already goes through; they enable the
+	// store faults.
 	PostgresProxy string `json:"postgres_proxy,omitempty"`
 	RedisProxy    string `json:"redis_proxy,omitempty"`
+	DynamoDBProxy string `json:"dynamodb_proxy,omitempty"`
 	// Toxiproxy is the user's Toxiproxy API those proxies live in ("":
 	// the embedded one).
 	Toxiproxy string `json:"toxiproxy_url,omitempty"`
@@ -205,6 +207,10 @@ func (t External) needs(sc Scenario, in api.Injection) string {
 		if t.RedisProxy == "" {
 			return "needs a Redis link: --toxiproxy-url and --redis-proxy NAME, the proxy the service's Redis traffic goes through"
 		}
+	case api.DynamoDBCut:
+		if t.DynamoDBProxy == "" {
+			return "needs a DynamoDB link: --toxiproxy-url and --dynamodb-proxy NAME, the proxy the service's DynamoDB traffic goes through"
+		}
 	case api.Delay:
 		if !t.Failpoints && !sc.Outlast {
 			return "needs a delay inside the target (failpoints) to outlast the client: " + failpointsHint
@@ -263,6 +269,8 @@ func (t External) carries(in api.Injection) bool {
 		return t.PostgresProxy != ""
 	case api.RedisCut:
 		return t.RedisProxy != ""
+	case api.DynamoDBCut:
+		return t.DynamoDBProxy != ""
 	case api.PGLatency:
 		return t.PostgresProxy != ""
 	case api.PGDropReply:

@@ -91,11 +91,18 @@ func (t External) faultNotes(sc Scenario, plan workload.Plan) []string {
 }
 
 func linkCut(a api.Action, t External) string {
-	proxy := t.PostgresProxy
-	if a == api.RedisCut {
-		proxy = t.RedisProxy
+	return cutStore(a) + " cuts on the " + t.proxyOf(a) + " proxy"
+}
+
+// proxyOf names the proxy a store cut takes down.
+func (t External) proxyOf(a api.Action) string {
+	switch a {
+	case api.RedisCut:
+		return t.RedisProxy
+	case api.DynamoDBCut:
+		return t.DynamoDBProxy
 	}
-	return cutStore(a) + " cuts on the " + proxy + " proxy"
+	return t.PostgresProxy
 }
 
 func plural(n int, what string) string {

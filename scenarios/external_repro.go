@@ -76,6 +76,7 @@ func (t External) flags() string {
 	flag("toxiproxy-url", t.Toxiproxy)
 	flag("postgres-proxy", t.PostgresProxy)
 	flag("redis-proxy", t.RedisProxy)
+	flag("dynamodb-proxy", t.DynamoDBProxy)
 	if t.Failpoints {
 		b.WriteString(" --failpoints")
 	}

@@ -17,13 +17,13 @@ func TestExternalSkipsWhatNeedsInternals(t *testing.T) {
 	one := External{Name: "svc", URLs: []string{"http://127.0.0.1:1"}, LedgerQuery: "q", ClaimTimeout: time.Second}
 	full := one
 	full.URLs = append(full.URLs, "http://127.0.0.1:2")
-	full.PostgresProxy, full.RedisProxy = "pg", "redis"
+	full.PostgresProxy, full.RedisProxy, full.DynamoDBProxy = "pg", "redis", "dynamodb"
 	full.TopUp = &TopUp{Path: "/top-ups"}
 	// client-timeout-retry runs from outside (Prepare then needs the
 	// service's timing); slow-charge needs the claim timeout declared short
 	internal := []string{"forced-race", "slow-charge", "key-expiry", "pg-standby-lag", "pg-async-commit-crash", "redis-failover",
 		"db-fault-after-commit"}
-	stores := []string{"db-fault-mid-request", "redis-fault-after-commit", "replica-fanout", "business-refusal"}
+	stores := []string{"db-fault-mid-request", "redis-fault-after-commit", "dynamodb-fault-after-commit", "replica-fanout", "business-refusal"}
 	for _, sc := range Catalog() {
 		wantOne := slices.Contains(internal, sc.Name) || slices.Contains(stores, sc.Name)
 		if got := one.Skip(sc) != ""; got != wantOne {
@@ -152,7 +152,7 @@ func TestExternalSkipsWithTheFailpointProtocol(t *testing.T) {
 	fp.Failpoints = true
 	full := fp
 	full.URLs = []string{"http://127.0.0.1:1", "http://127.0.0.1:2", "http://127.0.0.1:3"}
-	full.PostgresProxy, full.RedisProxy = "pg", "redis"
+	full.PostgresProxy, full.RedisProxy, full.DynamoDBProxy = "pg", "redis", "dynamodb"
 	full.ClaimTimeout, full.KeyTTL = 250*time.Millisecond, 250*time.Millisecond
 	full.TopUp = &TopUp{Path: "/top-ups"}
 	cases := []struct {

@@ -65,7 +65,7 @@ func harnessInput(in *check.Input, plan workload.Plan, obs Observation) {
 // share (a cut, lost replies, latency, the primary's crash).
 func touchesLink(a api.Action) bool {
 	switch a {
-	case api.PGCut, api.RedisCut, api.PGDropReply, api.PGLatency, api.PGCrash:
+	case api.PGCut, api.RedisCut, api.DynamoDBCut, api.PGDropReply, api.PGLatency, api.PGCrash:
 		return true
 	}
 	return false

@@ -63,10 +63,12 @@ func planDBFaultAfterCommit(rng *rand.Rand, p Params) workload.Plan {
 	return chainedFaults(rng, p, 4, 3, "", api.Injection{Action: api.PGDropReply, Point: api.BeforeCommit})
 }
 
-// planRedisFault: each op's first try loses its response and cuts the Redis
-// link right after the Postgres commit.
-func planRedisFault(rng *rand.Rand, p Params) workload.Plan {
-	return chainedFaults(rng, p, 3, 10, workload.DropResponse, api.Injection{Action: api.RedisCut, Point: api.AfterCommit})
+// planStoreFault: each op's first try loses its response and cuts the link
+// to the store of cut (Redis, DynamoDB) right after the Postgres commit.
+func planStoreFault(cut api.Action) func(*rand.Rand, Params) workload.Plan {
+	return func(rng *rand.Rand, p Params) workload.Plan {
+		return chainedFaults(rng, p, 3, 10, workload.DropResponse, api.Injection{Action: cut, Point: api.AfterCommit})
+	}
 }
 
 // planSlowCharge: each op's first try meets Postgres latency right before its

@@ -62,14 +62,23 @@ func (c Cell) Service() bool { _, ok := c.under().(service); return ok }
 // replays byte for byte and logs every request.
 type builtin struct{ strategy string }
 
-// skip: a strategy on InnoDB cannot run a scenario of the harness's
-// replicated Postgres (its standby, its crash); every other runs all.
+// skip: no strategy runs a scenario for a user's service only (its store
+// is none of theirs), and a strategy on InnoDB cannot run a scenario of
+// the harness's replicated Postgres (its standby, its crash); every other
+// runs all.
 func (b builtin) skip(sc Scenario) string {
+	if sc.ServiceOnly {
+		return SkipServiceOnly
+	}
 	if info, err := design.Lookup(b.strategy); err == nil && info.MySQL && sc.Replicated {
 		return SkipOnInnoDB
 	}
 	return ""
 }
+
+// SkipServiceOnly is why a scenario for a user's service only does not run
+// a built-in strategy.
+const SkipServiceOnly = "faults a store no built-in strategy keeps its keys in (DynamoDB): it runs against a user's service only"
 
 // SkipOnInnoDB is why a scenario on the harness's replicated Postgres does
 // not run a strategy on InnoDB.

@@ -94,9 +94,14 @@ func demoCell(scenario, st string, seed uint64, c common) (scenarios.Cell, error
 		return scenarios.Cell{}, usageErrorf("demo: which scenario? idemchaos demo SCENARIO [--strategy S] (known: %s)",
 			strings.Join(scenarios.Names(), ", "))
 	}
-	if _, err := scenarios.Lookup(scenario); err != nil {
+	sc, err := scenarios.Lookup(scenario)
+	if err != nil {
 		return scenarios.Cell{}, usageErrorf("demo: unknown scenario %q (%sknown: %s; lessons: %s)", scenario,
 			didYouMean(scenario, scenarios.Names()), strings.Join(scenarios.Names(), ", "), strings.Join(lessonNames(), ", "))
+	}
+	if sc.ServiceOnly {
+		return scenarios.Cell{}, usageErrorf("demo: %s %s; run it against your service: idemchaos run --target-url URL --scenario %s",
+			scenario, scenarios.SkipServiceOnly, scenario)
 	}
 	if st == "" {
 		st = scenarios.DemoStrategy(scenario)

@@ -46,7 +46,11 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	scens, err := matrixScenarios(*scs, *scFile)
+	names := scenarios.BuiltinNames() // a user's service: every scenario it can run
+	if t.set() {
+		names = scenarios.Names()
+	}
+	scens, err := matrixScenarios(*scs, *scFile, names)
 	if err != nil {
 		return err
 	}

@@ -30,12 +30,15 @@ func fileCell(file string) (scenarios.Cell, error) {
 	return scenarios.Cell{Scenario: s.Name, Custom: &s}, nil
 }
 
-// matrixScenarios is the scenario list of a matrix: the named ones (all
-// when neither flag is given) and the file's.
-func matrixScenarios(names, file string) ([]scenarios.Cell, error) {
+// matrixScenarios is the scenario list of a matrix: the named ones (all,
+// those all lists, when neither flag is given) and the file's.
+func matrixScenarios(names, file string, all []string) ([]scenarios.Cell, error) {
 	var out []scenarios.Cell
 	if names != "" || file == "" {
 		list, err := splitList("scenarios", names, scenarios.Names())
+		if names == "" {
+			list = all
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -22,6 +22,7 @@ type targetFlags struct {
 	chargeID, replayHeader             string
 	replayCompare, replayIgnore        string
 	toxiproxyURL, pgProxy, redisProxy  string
+	dynamoDBProxy                      string
 	claimTimeout, keyTTL, settle       time.Duration
 	powerBudget                        time.Duration
 	powerTarget, powerAim              int
@@ -46,9 +47,10 @@ func (t *targetFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&t.replayHeader, "replay-header", "", "header whose value true marks a replay (default Idempotent-Replayed)")
 	fs.StringVar(&t.replayCompare, "replay-compare", "json", "how a replay must repeat the key's first answer: json (as JSON documents, field for field: the same JSON in other bytes is a deviation, shown, never a failure) or bytes (byte for byte)")
 	fs.StringVar(&t.replayIgnore, "replay-ignore", "", "fields your service renders anew on every answer, left out of the JSON comparison: comma-separated dotted paths (created,meta.request_id)")
-	fs.StringVar(&t.toxiproxyURL, "toxiproxy-url", os.Getenv("IDEMCHAOS_TOXIPROXY_URL"), "your Toxiproxy API, where the --postgres-proxy/--redis-proxy proxies live (the harness's own embedded one always sits in front of the service)")
+	fs.StringVar(&t.toxiproxyURL, "toxiproxy-url", os.Getenv("IDEMCHAOS_TOXIPROXY_URL"), "your Toxiproxy API, where the --postgres-proxy/--redis-proxy/--dynamodb-proxy proxies live (the harness's own embedded one always sits in front of the service)")
 	fs.StringVar(&t.pgProxy, "postgres-proxy", "", "Toxiproxy proxy your service's Postgres traffic goes through (enables Postgres faults; needs --toxiproxy-url)")
 	fs.StringVar(&t.redisProxy, "redis-proxy", "", "Toxiproxy proxy your service's Redis traffic goes through (enables Redis faults; needs --toxiproxy-url)")
+	fs.StringVar(&t.dynamoDBProxy, "dynamodb-proxy", "", "Toxiproxy proxy your service's DynamoDB traffic goes through (enables DynamoDB faults; needs --toxiproxy-url)")
 	fs.DurationVar(&t.claimTimeout, "claim-timeout", scenarios.DefaultClaimTimeout, "the longest your service keeps a key in flight (stuck-key probes wait this long)")
 	fs.DurationVar(&t.keyTTL, "key-ttl", 0, "your service's key retention (0: forever)")
 	fs.DurationVar(&t.settle, "settle", 0, "after the last request, read the ledger again until it stops changing, for at most this long (default: --claim-timeout)")
@@ -100,7 +102,7 @@ func (t *targetFlags) external() (scenarios.External, *openapi.Operation, error)
 func (t *targetFlags) describe() (scenarios.External, error) {
 	e := scenarios.External{Name: t.name, LedgerQuery: t.ledgerQuery, Currency: t.currency,
 		ClaimTimeout: t.claimTimeout, KeyTTL: t.keyTTL, Settle: t.settle, PostgresProxy: t.pgProxy, RedisProxy: t.redisProxy,
-		Toxiproxy: t.toxiproxyURL, AllowRemote: t.allowRemote, Failpoints: t.failpoints,
+		DynamoDBProxy: t.dynamoDBProxy, Toxiproxy: t.toxiproxyURL, AllowRemote: t.allowRemote, Failpoints: t.failpoints,
 		Power: scenarios.PowerGoal{Target: t.powerTarget, Aim: t.powerAim, Budget: t.powerBudget},
 		Shape: client.Shape{Path: t.path, Body: t.body, KeyHeader: t.keyHeader, ChargeID: t.chargeID, ReplayHeader: t.replayHeader}}
 	e.URLs = splitCSV(t.urls)
@@ -113,8 +115,8 @@ func (t *targetFlags) describe() (scenarios.External, error) {
 	if t.ledgerURL == "" {
 		return e, usageErrorf("--ledger-url is required with --target-url (or set %s)", scenarios.LedgerURLEnv)
 	}
-	if (t.pgProxy != "" || t.redisProxy != "") && t.toxiproxyURL == "" {
-		return e, usageErrorf("--postgres-proxy and --redis-proxy name proxies of your own Toxiproxy: give --toxiproxy-url too")
+	if (t.pgProxy != "" || t.redisProxy != "" || t.dynamoDBProxy != "") && t.toxiproxyURL == "" {
+		return e, usageErrorf("--postgres-proxy, --redis-proxy and --dynamodb-proxy name proxies of your own Toxiproxy: give --toxiproxy-url too")
 	}
 	codes, err := statusList(t.success)
 	if err != nil {

@@ -1,9 +1,14 @@
 // A conformance target: the charge of idemchaos's payment API as a Lambda
 // handler made idempotent with makeIdempotent of
-// @aws-lambda-powertools/idempotency, on its cache persistence layer
-// (CachePersistenceLayer) over a connected @redis/client, as the
-// documentation's "Using Redis Client" example sets it up. The
-// configuration is the documented one for an API Gateway event: the key is
+// @aws-lambda-powertools/idempotency, on one of its persistence layers
+// (--store): the cache persistence layer (CachePersistenceLayer) over a
+// connected @redis/client, as the documentation's "Using Redis Client"
+// example sets it up, or the DynamoDB persistence layer
+// (DynamoDBPersistenceLayer) on a table whose partition key is id, the
+// documentation's first example, its AWS SDK v3 client pointed at
+// --dynamodb-endpoint through clientConfig (the documented way to
+// configure the client it makes). The configuration is the documented one
+// for an API Gateway event: the key is
 // the Idempotency-Key header (eventKeyJmesPath), and a replay is marked
 // Idempotent-Replayed by a responseHook (the documentation's "Manipulating
 // the idempotent response"); everything else is the default (no payload
@@ -23,13 +28,13 @@
 // replayed).
 //
 //   node server.js --listen 127.0.0.1:0 --postgres-url URL --redis-url URL [--function-timeout-ms 3000]
+//   node server.js --store dynamodb --listen 127.0.0.1:0 --postgres-url URL --dynamodb-endpoint URL --dynamodb-table NAME [...]
 'use strict';
 
 const { randomUUID } = require('node:crypto');
 const { Pool } = require('pg');
 const { createClient } = require('@redis/client');
 const { IdempotencyConfig, makeIdempotent } = require('@aws-lambda-powertools/idempotency');
-const { CachePersistenceLayer } = require('@aws-lambda-powertools/idempotency/cache');
 const svc = require('../node-shared/service.js');
 
 // statusOf answers the library's errors (src/errors.ts).
@@ -41,14 +46,37 @@ function statusOf(err) {
   }
 }
 
+// store is the persistence layer --store names, and how to close it; only
+// its own package is loaded (a Redis row's process loads no AWS SDK).
+async function store(a) {
+  switch (a.store || 'redis') {
+    case 'redis': {
+      const { CachePersistenceLayer } = require('@aws-lambda-powertools/idempotency/cache');
+      const client = await createClient({ url: a['redis-url'] }).connect();
+      client.on('error', () => {}); // a cut link: the command in flight says so
+      return { persistenceStore: new CachePersistenceLayer({ client }), close: () => client.quit().catch(() => {}) };
+    }
+    case 'dynamodb': {
+      const { DynamoDBPersistenceLayer } = require('@aws-lambda-powertools/idempotency/dynamodb');
+      const persistenceStore = new DynamoDBPersistenceLayer({
+        tableName: a['dynamodb-table'],
+        clientConfig: {
+          endpoint: a['dynamodb-endpoint'], region: 'us-east-1',
+          credentials: { accessKeyId: 'idemchaos', secretAccessKey: 'idemchaos' }, // dynalite checks none
+        },
+      });
+      return { persistenceStore, close: async () => {} };
+    }
+  }
+  throw new Error(`--store ${a.store}: want redis or dynamodb`);
+}
+
 async function main() {
   const a = svc.args(process.argv.slice(2));
   const timeout = Number(a['function-timeout-ms'] || 3000);
   const pool = new Pool({ connectionString: a['postgres-url'], max: 16 });
   pool.on('error', () => {});
-  const client = await createClient({ url: a['redis-url'] }).connect();
-  client.on('error', () => {}); // a cut link: the command in flight says so
-  const persistenceStore = new CachePersistenceLayer({ client });
+  const { persistenceStore, close } = await store(a);
   const config = new IdempotencyConfig({
     eventKeyJmesPath: 'headers."idempotency-key"',
     responseHook: (response, record) => {
@@ -89,7 +117,7 @@ async function main() {
     }
     svc.send(res, result.statusCode, result.body, result.headers);
   }, async () => {
-    await client.quit().catch(() => {});
+    await close();
     await pool.end();
   });
 }

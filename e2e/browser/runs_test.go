@@ -131,11 +131,11 @@ func runService(t *testing.T) results.Document {
 
 // singleServer are the scenarios the matrix page shows: all but those on
 // the replicated Postgres, which a Session routes to a topology of its own
-// (their pages are the same cells).
+// (their pages are the same cells), and those no built-in strategy runs.
 func singleServer() []string {
 	var out []string
 	for _, sc := range scenarios.Catalog() {
-		if !sc.Replicated { // redis-failover runs on a Builtin: a topology of its own per run
+		if !sc.Replicated && !sc.ServiceOnly { // redis-failover runs on a Builtin: a topology of its own per run
 			out = append(out, sc.Name)
 		}
 	}

@@ -34,19 +34,20 @@ const (
 const settle = 10 * time.Second
 
 // deployment is one row's target, started: its ledger database, its store
-// links through the session's Toxiproxy, its processes, and the service
-// description a run is given.
+// links through the session's Toxiproxy (its DynamoDB table on the run's
+// dynalite), its processes, and the service description a run is given.
 type deployment struct {
-	dsn       string
-	pg, redis *fault.Link
-	procs     []*process
-	ext       scenarios.External
-	profile   api.Profile
+	dsn               string
+	pg, redis, dynamo *fault.Link
+	procs             []*process
+	ext               scenarios.External
+	profile           api.Profile
 }
 
 // deploy starts row r: a database of its own (migrated, accounts opened),
-// proxies for its Postgres and (if it uses Redis) its Redis traffic, then
-// its replicas, which reach the stores only through them.
+// proxies for its Postgres and (if it uses Redis) its Redis traffic, a
+// table and a proxy on the run's dynalite if it uses DynamoDB, then its
+// replicas, which reach the stores only through them.
 func deploy(ctx context.Context, e Env, r Row) (d *deployment, err error) {
 	d = &deployment{profile: r.Profile}
 	defer func() {
@@ -75,6 +76,13 @@ func deploy(ctx context.Context, e Env, r Row) (d *deployment, err error) {
 		args = append(args, "--redis-url", viaRedis, "--redis-prefix", "conf-"+r.Name()+":", "--failpoints", "--profile", r.Profile.Name)
 	case r.Target.Redis:
 		args = append(args, "--redis-url", viaRedis)
+	}
+	if r.Target.DynamoDB != nil {
+		dyn, err := d.dynamoDBLink(ctx, e, r)
+		if err != nil {
+			return d, err
+		}
+		args = append(args, dyn...)
 	}
 	var urls []string
 	for i := range r.Target.Replicas {
@@ -145,6 +153,7 @@ func (r Row) external(urls []string, d *deployment) scenarios.External {
 	if d.redis != nil {
 		e.RedisProxy = d.redis.Name
 	}
+	e.DynamoDBProxy = d.dynamoDBProxy()
 	// every target serves paymentd's top-up endpoint outside its idempotency
 	// layer: business-refusal funds the declined account with it
 	e.TopUp = &scenarios.TopUp{Path: api.PathAccounts + "{{.Account}}" + api.TopUpSuffix, Body: scenarios.DefaultTopUpBody}
@@ -157,7 +166,7 @@ func (d *deployment) close(ctx context.Context, e Env) error {
 	for _, p := range d.procs {
 		errs = append(errs, p.stop())
 	}
-	for _, l := range []*fault.Link{d.pg, d.redis} {
+	for _, l := range []*fault.Link{d.pg, d.redis, d.dynamo} {
 		if l != nil {
 			errs = append(errs, l.Close())
 		}

@@ -37,6 +37,8 @@ func TestMain(m *testing.M) {
 			os.Exit(fakeTarget(os.Args[2:]))
 		case harnessArg:
 			os.Exit(harness(os.Args[2:]))
+		case dynaliteHarnessArg:
+			os.Exit(dynaliteHarness(os.Args[2:]))
 		}
 	}
 	redis.SetLogger(&logging.VoidLogger{}) // a cut store link makes go-redis log every failed dial
@@ -53,7 +55,9 @@ func newEnv(t *testing.T, b *Builds) Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = toxi.Close() })
-	return Env{Session: &engine.Session{Services: services, Toxi: toxi}, Builds: b, runID: newRunID()}
+	dyn := &dynamoDB{}
+	t.Cleanup(func() { _ = dyn.close() })
+	return Env{Session: &engine.Session{Services: services, Toxi: toxi}, Builds: b, runID: newRunID(), dynamo: dyn}
 }
 
 // self is the test binary, which the tests start as their targets.

@@ -24,6 +24,7 @@ type Env struct {
 	Session *engine.Session
 	Builds  *Builds
 	runID   string
+	dynamo  *dynamoDB // started by the first row that keeps its records in DynamoDB
 }
 
 // Plan is what a conformance run runs.
@@ -55,11 +56,13 @@ type Outcome struct {
 // through engine.Service, and it is stopped before its slot takes the next
 // row. An error is the environment's (a target that would not build or
 // start, a store that failed): nothing of the rows still running is kept.
-func Run(ctx context.Context, e Env, p Plan) (Outcome, error) {
+func Run(ctx context.Context, e Env, p Plan) (_ Outcome, err error) {
 	if p.Parallel < 1 || p.Parallel > 4 {
 		return Outcome{}, fmt.Errorf("parallel %d: want 1 to 4", p.Parallel)
 	}
 	e.runID = newRunID()
+	e.dynamo = &dynamoDB{}
+	defer func() { err = errors.Join(err, e.dynamo.close()) }()
 	byRow := make([][]scenarios.Result, len(p.Rows))
 	skipped := make([][]results.Skip, len(p.Rows))
 	watch := &serialWatch{w: p.Watch}

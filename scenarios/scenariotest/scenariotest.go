@@ -104,9 +104,10 @@ type Target struct {
 	// machine); without it such a URL is refused, as on the command line.
 	AllowRemote bool
 	// Toxiproxy is the API of a Toxiproxy the service's store traffic goes
-	// through, and PostgresProxy, RedisProxy the proxies in it: they let
-	// the store-fault scenarios cut the service's links mid-request.
-	Toxiproxy, PostgresProxy, RedisProxy string
+	// through, and PostgresProxy, RedisProxy, DynamoDBProxy the proxies
+	// in it: they let the store-fault scenarios cut the service's links
+	// mid-request.
+	Toxiproxy, PostgresProxy, RedisProxy, DynamoDBProxy string
 	// Replay is how every replay must repeat the key's first answer: as
 	// JSON documents, field for field, the same JSON in other bytes a
 	// deviation (logged, never a failure), as the command line does; a
@@ -251,7 +252,8 @@ func (t Target) external(url string) (scenarios.External, error) {
 	}
 	return scenarios.External{Name: "go-test", URLs: []string{url}, Shape: shape, LedgerQuery: "(go test ledger)",
 		Accounts: t.Accounts, Currency: t.Currency, ClaimTimeout: claim, KeyTTL: t.KeyTTL, TopUp: t.TopUp, AllowRemote: t.AllowRemote,
-		Toxiproxy: t.Toxiproxy, PostgresProxy: t.PostgresProxy, RedisProxy: t.RedisProxy, Replay: replay}, err
+		Toxiproxy: t.Toxiproxy, PostgresProxy: t.PostgresProxy, RedisProxy: t.RedisProxy,
+		DynamoDBProxy: t.DynamoDBProxy, Replay: replay}, err
 }
 
 // shape is the request the service expects: Shape, filled in from the

@@ -20,6 +20,9 @@ const (
 	// the request ends, the connection closed soon after: a COMMIT sent
 	// from the point on commits, and the app never hears it did.
 	PGDropReply Action = "pg-drop-reply"
+	// DynamoDBCut cuts the app-to-DynamoDB link until the request ends: a
+	// user's service's, as no built-in strategy keeps its keys in DynamoDB.
+	DynamoDBCut Action = "dynamodb-cut"
 )
 
 // The actions that need the harness's own replicated Postgres (a primary
@@ -35,7 +38,7 @@ const (
 )
 
 // Actions lists every action a scenario file may place.
-func Actions() []Action { return []Action{Delay, PGCut, RedisCut, PGLatency, PGDropReply} }
+func Actions() []Action { return []Action{Delay, PGCut, RedisCut, PGLatency, PGDropReply, DynamoDBCut} }
 
 // ReplicationActions lists the actions of the replicated Postgres.
 func ReplicationActions() []Action { return []Action{StandbyLag, PGCrash} }
@@ -47,7 +50,7 @@ func (a Action) TakesDuration() bool { return a == Delay || a == PGLatency || a 
 // CutsLink reports whether the action cuts a store link: the one kind of
 // in-target fault a harness can also apply from outside, on a proxy the
 // service's store traffic goes through.
-func (a Action) CutsLink() bool { return a == PGCut || a == RedisCut }
+func (a Action) CutsLink() bool { return a == PGCut || a == RedisCut || a == DynamoDBCut }
 
 // MaxInjectionArg bounds the duration of an injection.
 const MaxInjectionArg = 10 * time.Second

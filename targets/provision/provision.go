@@ -34,6 +34,11 @@
 // binaries only, no Docker path): a primary, a replica replicating through
 // a link the caller makes (a Toxiproxy proxy), and three Sentinels.
 //
+// StartDynalite starts dynalite, a DynamoDB implementation in Node, the
+// same way (node and the npm package installed from the lock file of the
+// caller's directory): on a free loopback port, its data in a throwaway
+// directory.
+//
 // It is an internal part of idemchaos, not a stable API: it may change
 // between releases.
 package provision

@@ -18,10 +18,11 @@ import (
 const orphanAge = 10 * time.Minute
 
 // Sweep removes data dirs under base (os.TempDir() when "") left by an
-// earlier killed run: dirs named idemchaos-pg-*, idemchaos-redis-* or
-// idemchaos-mysql-* all of whose recorded pids (the creating process,
-// postmaster.pid's first line, redis.pid, mariadbd.pid) are dead. It kills
-// nothing; a dir with any live pid is kept. It returns the dirs it removed.
+// earlier killed run: dirs named idemchaos-pg-*, idemchaos-redis-*,
+// idemchaos-mysql-* or idemchaos-dynalite-* all of whose recorded pids (the
+// creating process, postmaster.pid's first line, redis.pid, mariadbd.pid,
+// dynalite.pid) are dead. It kills nothing; a dir with any live pid is
+// kept. It returns the dirs it removed.
 func Sweep(base string) (removed []string, err error) {
 	if base == "" {
 		base = os.TempDir()
@@ -53,12 +54,12 @@ func Sweep(base string) (removed []string, err error) {
 }
 
 // runDirPrefixes name the dirs Sweep may remove.
-var runDirPrefixes = []string{pgDirPrefix, redisDirPrefix, mysqlDirPrefix}
+var runDirPrefixes = []string{pgDirPrefix, redisDirPrefix, mysqlDirPrefix, dynaliteDirPrefix}
 
 // isStale reports whether no process recorded in dir is alive.
 func isStale(dir string) bool {
 	var pids []int
-	for _, f := range []string{ownerPidFile, redisPidFile, postmasterPid, mysqlPidFile} {
+	for _, f := range []string{ownerPidFile, redisPidFile, postmasterPid, mysqlPidFile, dynalitePidFile} {
 		if pid, ok := readPid(filepath.Join(dir, f)); ok {
 			pids = append(pids, pid)
 		}

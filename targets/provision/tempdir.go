@@ -13,15 +13,17 @@ import (
 
 // Names of the per-run directories and of the pid files inside them.
 const (
-	pgDirPrefix     = "idemchaos-pg-"
-	redisDirPrefix  = "idemchaos-redis-"
-	mysqlDirPrefix  = "idemchaos-mysql-"
-	ownerPidFile    = "owner.pid"           // pid of the Go process that made the dir
-	redisPidFile    = "redis.pid"           // pid of redis-server
-	postmasterPid   = "data/postmaster.pid" // written by postgres
-	mysqlPidFile    = "mariadbd.pid"        // written by mariadbd (--pid-file)
-	logTailMaxBytes = 8 << 10               // how much of a log to read for errors
-	logTailLines    = 5                     // how many log lines errors quote
+	pgDirPrefix       = "idemchaos-pg-"
+	redisDirPrefix    = "idemchaos-redis-"
+	mysqlDirPrefix    = "idemchaos-mysql-"
+	dynaliteDirPrefix = "idemchaos-dynalite-"
+	ownerPidFile      = "owner.pid"           // pid of the Go process that made the dir
+	redisPidFile      = "redis.pid"           // pid of redis-server
+	postmasterPid     = "data/postmaster.pid" // written by postgres
+	mysqlPidFile      = "mariadbd.pid"        // written by mariadbd (--pid-file)
+	dynalitePidFile   = "dynalite.pid"        // pid of dynalite's node process
+	logTailMaxBytes   = 8 << 10               // how much of a log to read for errors
+	logTailLines      = 5                     // how many log lines errors quote
 )
 
 // newRunDir creates base/prefix* and records the owner's pid in it.
