@@ -8,7 +8,7 @@ SEEDS ?= 1
 FUZZTIME ?= 5s
 FUZZTIME_SERVERS ?= 10s
 
-.PHONY: matrix test check setup build docs fuzz test-services-long test-long test-failover-long conformance conformance-clients bench-compare matrix-stress
+.PHONY: matrix test check setup build docs fuzz test-services-long test-long test-failover-long test-explore-long conformance conformance-clients bench-compare matrix-stress
 
 # make matrix saves its run in MATRIX_OUT (git-ignored) with its HTML
 # report, MATRIX_OUT/report.html, and replaces the run saved there before
@@ -44,6 +44,11 @@ test-long: setup
 # and the InnoDB strategies' cells on 5 seeds (make test: one).
 test-failover-long: setup
 	IDEMCHAOS_FAILOVER_SEEDS=20 IDEMCHAOS_INNODB_SEEDS=5 go test -count=1 -timeout 60m -run '^TestEveryCellAsDeclared$$' -v ./engine
+
+# Every order of every case of every built-in strategy, each as its
+# definition declares (make test explores four of them).
+test-explore-long: setup
+	IDEMCHAOS_EXPLORE_ALL=1 go test -count=1 -timeout 60m -run '^TestExploreCatalog$$' -v ./engine
 
 # Every Go fuzz target (func FuzzX in a _test.go file): go test takes one
 # -fuzz target per run. Minimizing is capped (10 tries): with the whole

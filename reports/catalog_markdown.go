@@ -7,6 +7,7 @@ import (
 
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/check"
+	"github.com/idemchaos/idemchaos/scenarios/explore"
 	"github.com/idemchaos/idemchaos/targets/api"
 	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
@@ -22,6 +23,7 @@ func WriteCatalogMarkdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# The catalog\n\nGenerated from the code by `%s`; do not edit (a test compares this file with what the code says).\n\n", CatalogCommand)
 	mdStrategies(&b)
+	mdExplores(&b)
 	mdScenarios(&b)
 	mdAnomalies(&b)
 	mdProfiles(&b)
@@ -64,6 +66,29 @@ func caughtBy(strategy string) string {
 		return "-"
 	}
 	return mdTableText(strings.Join(parts, "; "))
+}
+
+// mdExplores says what idemchaos explore shows of each strategy: every
+// order of every case holds, or which kinds of case break it and how.
+func mdExplores(b *strings.Builder) {
+	b.WriteString("## Every order (explore)\n\nWhat `idemchaos explore --strategy S --case all` shows ([explore.md](explore.md)): every order of two " +
+		"requests of one key, each held at every point it reaches, under each kind of case (" + strings.Join(explore.KindNames(), ", ") +
+		"), one replica, the ietf profile. A kind not named holds in every order.\n\n")
+	b.WriteString("| strategy | what some order shows |\n|---|---|\n")
+	for _, s := range design.Catalog() {
+		var parts []string
+		for _, kind := range explore.KindNames() {
+			if as := s.Explores[kind]; len(as) > 0 {
+				parts = append(parts, fmt.Sprintf("%s (%s)", kind, strings.Join(as, ", ")))
+			}
+		}
+		shows := "holds in every order of every case"
+		if len(parts) > 0 {
+			shows = strings.Join(parts, "; ")
+		}
+		fmt.Fprintf(b, "| `%s` | %s |\n", s.Name, mdTableText(shows))
+	}
+	b.WriteString("\n")
 }
 
 func mdScenarios(b *strings.Builder) {

@@ -23,6 +23,12 @@ var builtin = []Info{
 			"pg-standby-lag":           {"double_charge"},
 			"pg-async-commit-crash":    {"double_charge"}, // the replay probes charge again
 		},
+		Explores: Declared{
+			"duplicate":  {"double_charge", "replay_mismatch"},
+			"mismatch":   {"double_charge", "mismatch_executed"},
+			"lost-reply": {"double_charge"},
+			"pg-cut":     {"double_charge", "replay_mismatch"},
+		},
 		NeverShows: Declared{"business-refusal": {"double_charge"}},
 		Demos:      []string{"dropped-response", "missing-key", "retry-storm"},
 	},
@@ -53,6 +59,12 @@ var builtin = []Info{
 			"retry-storm":              {"double_charge"},
 			"redis-failover":           {"double_charge"}, // the claim or stored response died with the primary
 		},
+		Explores: Declared{
+			"duplicate":  {"double_charge", "replay_mismatch", "store_desync"},
+			"mismatch":   {"double_charge", "mismatch_executed", "store_desync"},
+			"lost-reply": {"double_charge", "store_desync"},
+			"redis-cut":  {"double_charge", "replay_mismatch", "store_desync"},
+		},
 		Demos: []string{"concurrent-duplicates", "forced-race", "client-timeout-retry"},
 	},
 	{Name: "redis-setnx", Mechanism: "SET NX EX claim, charge in Postgres, SET the response, DEL on error",
@@ -66,6 +78,9 @@ var builtin = []Info{
 			"slow-charge":              {"double_charge"},
 			"redis-failover":           {"double_charge"}, // the claim or stored response died with the primary
 		},
+		Explores: Declared{
+			"redis-cut": {"double_charge", "store_desync"},
+		},
 		Demos: []string{"redis-fault-after-commit", "db-fault-after-commit", "slow-charge", "key-expiry", "redis-failover"},
 	},
 	{Name: "redis-sticky", Mechanism: "as redis-setnx, but the claim lives as long as the key and is never released on error",
@@ -76,6 +91,10 @@ var builtin = []Info{
 			"db-fault-after-commit":    {"stuck_key", "store_desync"},
 			"redis-fault-after-commit": {"stuck_key", "store_desync"},
 			"redis-failover":           {"double_charge"}, // the claim or stored response died with the primary
+		},
+		Explores: Declared{
+			"pg-cut":    {"stuck_key"},
+			"redis-cut": {"store_desync", "stuck_key"},
 		},
 		NeverShows: Declared{"db-fault-mid-request": {"double_charge"}, "db-fault-after-commit": {"double_charge"}},
 		Demos:      []string{"db-fault-mid-request"},
@@ -90,6 +109,10 @@ var builtin = []Info{
 			"slow-charge":              {"double_charge"},
 			"redis-failover":           {"double_charge"}, // the claim or stored response died with the primary
 		},
+		Explores: Declared{
+			"pg-cut":    {"cached_error"},
+			"redis-cut": {"double_charge", "store_desync"},
+		},
 		NeverShows: Declared{"db-fault-mid-request": {"double_charge"}, "db-fault-after-commit": {"double_charge"}},
 	},
 	{Name: "pg-split-tx", Mechanism: "key row committed in_progress in one transaction, charge and completion in a second, no recovery",
@@ -98,6 +121,9 @@ var builtin = []Info{
 		Fails: Declared{
 			"db-fault-mid-request": {"stuck_key"},
 		},
+		Explores: Declared{
+			"pg-cut": {"stuck_key"},
+		},
 		NeverShows: Declared{"db-fault-mid-request": {"double_charge"}},
 	},
 	{Name: "pg-nofingerprint", Mechanism: "as pg-tx, without the request fingerprint",
@@ -105,6 +131,9 @@ var builtin = []Info{
 		Steps: Steps{Check: PostgresRead, Claim: PostgresLock, Store: PostgresStore},
 		Fails: Declared{
 			"payload-mismatch": {"mismatch_executed"},
+		},
+		Explores: Declared{
+			"mismatch": {"lost_ack", "mismatch_executed"},
 		},
 		Demos: []string{"payload-mismatch"},
 	},
@@ -119,6 +148,10 @@ var builtin = []Info{
 			"forced-race":           {"held_duplicate"},
 			"client-timeout-retry":  {"held_duplicate"},
 			"retry-storm":           {"held_duplicate"},
+		},
+		Explores: Declared{
+			"duplicate":  {"held_duplicate"},
+			"lost-reply": {"held_duplicate"},
 		},
 		NeverShows: Declared{"concurrent-duplicates": {"double_charge"}, "forced-race": {"double_charge"}, "client-timeout-retry": {"double_charge"}, "retry-storm": {"double_charge"}},
 	},
@@ -165,6 +198,9 @@ var builtin = []Info{
 		// retry debits again.
 		Fails: Declared{
 			"db-fault-mid-request": {"balance"},
+		},
+		Explores: Declared{
+			"pg-cut": {"balance"},
 		},
 		NeverShows: Declared{"db-fault-mid-request": {"double_charge"}},
 	},

@@ -41,6 +41,10 @@ var BlockingClaim = design.Info{Name: "innodb-blocking-claim", MySQL: true,
 		"client-timeout-retry":  {"held_duplicate"},
 		"retry-storm":           {"held_duplicate"},
 	},
+	Explores: design.Declared{
+		"duplicate":  {"held_duplicate"},
+		"lost-reply": {"held_duplicate"},
+	},
 	NeverShows: design.Declared{"concurrent-duplicates": {"double_charge"}, "forced-race": {"double_charge"},
 		"client-timeout-retry": {"double_charge"}, "retry-storm": {"double_charge"}},
 }
@@ -61,6 +65,11 @@ var InsertIgnore = design.Info{Name: "innodb-insert-ignore", MySQL: true,
 		"forced-race":           {"double_charge", "replay_mismatch"},
 		"client-timeout-retry":  {"double_charge", "replay_mismatch"},
 		"retry-storm":           {"double_charge"},
+	},
+	Explores: design.Declared{
+		"duplicate":  {"double_charge", "replay_mismatch"},
+		"mismatch":   {"double_charge", "mismatch_executed"},
+		"lost-reply": {"double_charge"},
 	},
 }
 
@@ -95,6 +104,11 @@ var SelectForUpdate = design.Info{Name: "innodb-select-for-update", MySQL: true,
 	Fails: design.Declared{
 		"concurrent-duplicates": {"status_contract"},
 		"forced-race":           {"status_contract"},
+	},
+	Explores: design.Declared{
+		"duplicate":  {"held_duplicate", "status_contract"},
+		"mismatch":   {"status_contract"},
+		"lost-reply": {"held_duplicate"},
 	},
 	Varies: design.Declared{
 		"payload-mismatch":     {"status_contract"},
