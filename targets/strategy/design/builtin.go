@@ -180,6 +180,11 @@ var builtin = []Info{
 			"pg-standby-lag":        {"double_charge"},
 			"retry-storm":           {"double_charge"},
 		},
+		Explores: Declared{
+			"duplicate":  {"double_charge", "replay_mismatch"},
+			"mismatch":   {"double_charge", "mismatch_executed"},
+			"lost-reply": {"double_charge"},
+		},
 		Demos: []string{"pg-standby-lag"},
 	},
 	{Name: "pg-async-commit", Mechanism: "as pg-tx, with SET LOCAL synchronous_commit = off in the transaction",
