@@ -91,6 +91,15 @@ func TestExploreEveryCase(t *testing.T) {
 	if !seen["lost-reply"] || !seen["pg-cut"] || seen["redis-cut"] {
 		t.Errorf("pg-tx explored %v; want lost replies and SQL cuts, no Redis cut", seen)
 	}
+	three := spec
+	three.Cases, three.Requests, three.Preemptions = cases[:1], 3, 2
+	res, err = r.Explore(ctx, "pg-tx", three)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res[0]; len(c.Runs) <= 14 || c.Holding() != len(c.Runs) || !strings.Contains(c.Sentence(), "3 requests, every order with at most 2 preemptions") {
+		t.Errorf("pg-tx, three duplicates: %s", c.Sentence())
+	}
 	res, err = r.Explore(ctx, "redis-setnx", spec)
 	if err != nil {
 		t.Fatal(err)
