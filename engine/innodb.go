@@ -101,10 +101,8 @@ func (l sqlLedger) prepare(ctx context.Context, accounts []workload.Account) (in
 	if err := innoledger.Reset(ctx, db); err != nil {
 		return 0, err
 	}
-	for _, a := range accounts {
-		if err := innoledger.OpenAccount(ctx, db, a.ID, a.Currency, a.Opening); err != nil {
-			return 0, err
-		}
+	if err := l.open(ctx, accounts); err != nil {
+		return 0, err
 	}
 	return innoledger.CountCharges(ctx, db)
 }
