@@ -16,7 +16,15 @@ matrix: setup
 # The e2e module (e2e/: the deployment files, the reports in Chromium) has
 # a go.mod of its own, so k8s.io/api and chromedp stay out of the
 # library's; it tests this checkout through a replace directive.
+# The commands the tests run as processes (the CLI, paymentd, paysvc, the
+# e2e services) are built once, into TESTBIN, for every package (go build
+# links again only what changed); the tests take them from
+# IDEMCHAOS_TEST_BIN instead of building their own.
+TESTBIN := $(CURDIR)/bin/test
+test: export IDEMCHAOS_TEST_BIN = $(TESTBIN)
 test: setup check
+	go build -o $(TESTBIN)/ ./cmd/...
+	cd e2e && go build -o $(TESTBIN)/ ./services/...
 	go test -race -count=1 -timeout 30m ./...
 	cd e2e && go test -race -count=1 -timeout 15m ./...
 	@$(MAKE) --no-print-directory fuzz
