@@ -115,6 +115,9 @@ func (t *tally) add(e event) {
 		return
 	}
 	if e.Test == "" {
+		if e.Action == "skip" { // no test files
+			return
+		}
 		t.packages[e.Package] = e.Elapsed
 		t.ended[e.Package] = e.Time
 		t.failed[e.Package] = e.Action == "fail"
@@ -215,10 +218,8 @@ func byTime(m map[string]float64) []string {
 
 // short is a package path without the module's.
 func short(pkg string) string {
-	for _, m := range []string{"github.com/idemchaos/idemchaos/e2e/", "github.com/idemchaos/idemchaos/"} {
-		if s, ok := strings.CutPrefix(pkg, m); ok {
-			return s
-		}
+	if s, ok := strings.CutPrefix(pkg, "github.com/idemchaos/idemchaos/"); ok {
+		return s
 	}
 	if pkg == "github.com/idemchaos/idemchaos" {
 		return "(root)"
