@@ -8,7 +8,7 @@ SEEDS ?= 1
 FUZZTIME ?= 5s
 FUZZTIME_SERVERS ?= 10s
 
-.PHONY: matrix test check setup build docs fuzz test-services-long test-long test-failover-long test-explore-long conformance conformance-clients bench-compare matrix-stress
+.PHONY: matrix test test-bin check setup build docs fuzz test-services-long test-long test-failover-long test-explore-long conformance conformance-clients bench-compare matrix-stress
 
 # make matrix saves its run in MATRIX_OUT (git-ignored) with its HTML
 # report, MATRIX_OUT/report.html, and replaces the run saved there before
@@ -21,10 +21,21 @@ matrix: setup
 # The e2e module (e2e/: the deployment files, the reports in Chromium) has
 # a go.mod of its own, so k8s.io/api and chromedp stay out of the
 # library's; it tests this checkout through a replace directive.
-test: setup check
+# The commands the tests run as processes are built once (test-bin); the
+# tests take them from IDEMCHAOS_TEST_BIN instead of building their own.
+TESTBIN := $(CURDIR)/bin/test
+test: export IDEMCHAOS_TEST_BIN = $(TESTBIN)
+test: setup check test-bin
 	go test -race -count=1 -timeout 30m ./...
 	cd e2e && go test -race -count=1 -timeout 15m ./...
 	@$(MAKE) --no-print-directory fuzz
+
+# The commands the tests run as processes (the CLI, paymentd, paysvc, the
+# e2e services), built once into TESTBIN for every test package: go build
+# links again only what changed since the last run.
+test-bin:
+	go build -o $(TESTBIN)/ ./cmd/...
+	cd e2e && go build -o $(TESTBIN)/ ./services/...
 
 # The services written for the tests (cmd/paysvc, each mistake a process of
 # its own; e2e/services, services written as teams write them) classified

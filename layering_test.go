@@ -156,9 +156,9 @@ var rules = []rule{
 	// settings as arguments, so a run is reproduced from its recorded
 	// parameters alone.
 	// provisiontest and clienttest are the exceptions, for test binaries
-	// (which have no flags of their own): provisiontest's FromEnv reads
-	// where the tests' stores are, clienttest hands a client run as a
-	// command the test's own environment.
+	// (which have no flags of their own): provisiontest reads where the
+	// tests' stores and the suite's built commands are, clienttest hands a
+	// client run as a command the test's own environment.
 	{
 		name:   "only-cmd-reads-ambient",
 		kind:   noAmbient,

@@ -27,8 +27,8 @@ func TestClientVerdicts(t *testing.T) {
 	bin := buildCLI(t)
 	dir := t.TempDir()
 	run, md := filepath.Join(dir, "run"), filepath.Join(dir, "CLIENTS.md")
-	cmd := exec.Command(bin, "conformance", "--clients", "--seeds", "1", "--quiet", "--source", "..", "--out", run,
-		"--md", md, "--golden", "clients.golden")
+	cmd := exec.Command(bin, append([]string{"conformance", "--clients", "--seeds", "1", "--quiet", "--source", "..", "--out", run,
+		"--md", md, "--golden", "clients.golden"}, workArgs(t)...)...)
 	cmd.Env = append(os.Environ(), "IDEMCHAOS_POSTGRES_URL="+services.PostgresURL, "IDEMCHAOS_REDIS_URL="+services.RedisURL)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

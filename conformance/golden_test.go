@@ -34,8 +34,8 @@ func TestConformanceVerdicts(t *testing.T) {
 	}
 	bin := buildCLI(t)
 	out := filepath.Join(t.TempDir(), "run")
-	cmd := exec.Command(bin, "conformance", "--seeds", "1", "--quiet", "--source", "..", "--out", out,
-		"--golden", "verdicts.golden")
+	cmd := exec.Command(bin, append([]string{"conformance", "--seeds", "1", "--quiet", "--source", "..", "--out", out,
+		"--golden", "verdicts.golden"}, workArgs(t)...)...)
 	cmd.Env = append(os.Environ(), "IDEMCHAOS_REDIS_URL="+services.RedisURL, "IDEMCHAOS_POSTGRES_URL="+services.PostgresURL)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -58,14 +58,31 @@ func TestConformanceVerdicts(t *testing.T) {
 	}
 }
 
-// buildCLI builds this checkout's idemchaos into a temporary directory.
+// buildCLI builds this checkout's idemchaos into a temporary directory, or
+// takes the suite's (make test's).
 func buildCLI(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "idemchaos")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/idemchaos").CombinedOutput(); err != nil {
-		t.Fatalf("build idemchaos: %v\n%s", err, out)
+	dir, err := provisiontest.Build(t.TempDir(), "../cmd/idemchaos")
+	if err != nil {
+		t.Fatalf("build idemchaos: %v", err)
 	}
-	return bin
+	return filepath.Join(dir, "idemchaos")
+}
+
+// workArgs keep the targets' builds in the suite's binaries (make
+// test's), where go build does not link an unchanged target again; without
+// them the CLI builds in a temporary directory of its own.
+func workArgs(t *testing.T) []string {
+	t.Helper()
+	bin := provisiontest.Binaries()
+	if bin == "" {
+		return nil
+	}
+	dir := filepath.Join(bin, "conformance")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"--work", dir}
 }
 
 // logInconclusive logs why each inconclusive cell of a failed run proved

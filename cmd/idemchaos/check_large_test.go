@@ -37,6 +37,7 @@ func savedLargeRun(tb testing.TB, keys int) string {
 // back and judges it as it was judged when saved (exit 1: the generated
 // anomalies are not what retry-storm declares for redis-setnx).
 func TestCheckOfALargeSavedRun(t *testing.T) {
+	t.Parallel() // offline, on a run of its own: it overlaps tests that wait
 	root := savedLargeRun(t, 20_000)
 	o := cli(t, "check", root, "--json", filepath.Join(t.TempDir(), "re.json"))
 	if o.code != exitViolated {

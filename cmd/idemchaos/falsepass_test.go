@@ -91,6 +91,7 @@ func TestTargetDownIsAnEnvironmentError(t *testing.T) {
 // TestTargetThatNeverAnswersIsAnEnvironmentError: something takes the
 // connections but never answers HTTP (a wrong port, a crashed worker).
 func TestTargetThatNeverAnswersIsAnEnvironmentError(t *testing.T) {
+	t.Parallel() // half a minute of the CLI's timeouts, its own listener and ledger
 	l := newUserLedger(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -150,6 +151,7 @@ func TestTargetRefusingEveryChargeIsInconclusive(t *testing.T) {
 // TestEchoServerNeverPasses: a server that answers 201 to everything and
 // charges nothing is told apart from a payment service by the ledger.
 func TestEchoServerNeverPasses(t *testing.T) {
+	t.Parallel() // its own server and ledger; no verdict of it rests on timing
 	l := newUserLedger(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusCreated)

@@ -18,19 +18,20 @@ var (
 	binary   string
 )
 
-// TestMain builds the CLI once and shares one Redis and Postgres with the
-// tests that pass them by URL.
+// TestMain builds the CLI once (or takes the suite's, make test's) and
+// shares one Redis and Postgres with the tests that pass them by URL.
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "idemchaos-cli-*")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)
 	}
-	binary = filepath.Join(dir, "idemchaos")
-	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
+	bin, err := provisiontest.Build(dir, ".")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build: %v\n", err)
 		os.Exit(3)
 	}
+	binary = filepath.Join(bin, "idemchaos")
 	code := provisiontest.Main(m, &services)
 	os.RemoveAll(dir)
 	os.Exit(code)

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/url"
 	"os"
@@ -18,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/idemchaos/idemchaos/sim/fault"
+	"github.com/idemchaos/idemchaos/targets/provision/provisiontest"
 )
 
 var (
@@ -32,21 +32,21 @@ type builtCommand struct {
 	err  error
 }
 
-// buildCommand builds cmd/name once, next to the CLI binary.
+// buildCommand builds cmd/name once, next to the CLI binary (or takes the
+// suite's, make test's).
 func buildCommand(t *testing.T, name string) string {
 	t.Helper()
 	builtMu.Lock()
 	b := built[name]
 	if b == nil {
-		b = &builtCommand{bin: filepath.Join(filepath.Dir(binary), name)}
+		b = &builtCommand{}
 		built[name] = b
 	}
 	builtMu.Unlock()
 	b.once.Do(func() {
-		out, err := exec.Command("go", "build", "-o", b.bin, "../"+name).CombinedOutput()
-		if err != nil {
-			b.err = fmt.Errorf("%w\n%s", err, out)
-		}
+		var dir string
+		dir, b.err = provisiontest.Build(filepath.Dir(binary), "../"+name)
+		b.bin = filepath.Join(dir, name)
 	})
 	if b.err != nil {
 		t.Fatalf("build %s: %v", name, b.err)

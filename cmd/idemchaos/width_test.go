@@ -22,6 +22,7 @@ func assertFits(t *testing.T, what, out string, width int) {
 // table, the evidence, stderr) is wider, built-in repro lines included; in
 // full with --wide.
 func TestMatrixFitsColumns(t *testing.T) {
+	t.Parallel() // a session of its own on the shared stores; widths, not verdicts
 	args := []string{"matrix", "--strategies", "none,redis-getset,redis-cache-errors,pg-blocking-claim,pg-tx"}
 	o := cliEnv(t, append(storesEnv(), "COLUMNS=120"), args...)
 	switch o.code { // the verdicts are not this test's business: a timing cell may miss on a loaded machine

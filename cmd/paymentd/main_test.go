@@ -22,20 +22,21 @@ var (
 	binary   string
 )
 
-// TestMain builds paymentd once and provisions one Redis, Postgres and
-// MariaDB (for the innodb-* strategies) for the tests that give paymentd
-// their URLs.
+// TestMain builds paymentd once (or takes the suite's, make test's) and
+// provisions one Redis, Postgres and MariaDB (for the innodb-* strategies)
+// for the tests that give paymentd their URLs.
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "paymentd-test-*")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)
 	}
-	binary = filepath.Join(dir, "paymentd")
-	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
+	bin, err := provisiontest.Build(dir, ".")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build: %v\n", err)
 		os.Exit(3)
 	}
+	binary = filepath.Join(bin, "paymentd")
 	code := provisiontest.Main(m, &services, provisiontest.WithMySQL)
 	os.RemoveAll(dir)
 	os.Exit(code)

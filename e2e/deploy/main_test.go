@@ -15,9 +15,10 @@ package deploy
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/idemchaos/idemchaos/targets/provision/provisiontest"
 )
 
 // The exit codes idemchaos documents (docs/runs.md: exit codes).
@@ -44,12 +45,11 @@ func buildAndRun(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	binary = filepath.Join(dir, "idemchaos")
-	build := exec.Command("go", "build", "-o", binary, "github.com/idemchaos/idemchaos/cmd/idemchaos")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
+	bin, err := provisiontest.Build(dir, "github.com/idemchaos/idemchaos/cmd/idemchaos") // or the suite's (make test's)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "build idemchaos:", err)
 		return 1
 	}
+	binary = filepath.Join(bin, "idemchaos")
 	return m.Run()
 }

@@ -16,8 +16,6 @@ package services
 import (
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -46,15 +44,13 @@ func buildAndRun(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	bin = dir
-	for _, pkg := range []string{"github.com/idemchaos/idemchaos/cmd/idemchaos", "./accountlock", "./jsonbstore", "./expiringclaim", "./checkthenset", "./mutexhold", "./inserthold", "./accounthold",
-		"./mariadbnowait", "./mariadbsnapshot", "./mariadbgaplock", "./mariadbinsertwait", "./mariadbtx"} {
-		build := exec.Command("go", "build", "-o", filepath.Join(dir, filepath.Base(pkg)), pkg)
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			fmt.Fprintf(os.Stderr, "build %s: %v\n", pkg, err)
-			return 1
-		}
+	// one go build for all (its links run in parallel), or the suite's
+	// binaries (make test's)
+	if bin, err = provisiontest.Build(dir, "github.com/idemchaos/idemchaos/cmd/idemchaos", "./accountlock", "./jsonbstore", "./expiringclaim",
+		"./checkthenset", "./mutexhold", "./inserthold", "./accounthold",
+		"./mariadbnowait", "./mariadbsnapshot", "./mariadbgaplock", "./mariadbinsertwait", "./mariadbtx"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
 	return provisiontest.Main(m, &stores, provisiontest.WithMySQL)
 }

@@ -34,6 +34,11 @@ func Replicated() provision.ReplicatedConfig {
 	return provision.ReplicatedConfig{PGBinDir: os.Getenv("PG_BINDIR")}
 }
 
+// Binaries is the directory of the commands built once for the whole
+// suite, from IDEMCHAOS_TEST_BIN (make test builds ./cmd/... and the e2e
+// services there and sets it); empty: each test package builds its own.
+func Binaries() string { return os.Getenv("IDEMCHAOS_TEST_BIN") }
+
 // Artifacts is where tests save what a person should look at (the browser
 // tests' screenshots), from IDEMCHAOS_ARTIFACTS; empty: a test's temp dir.
 func Artifacts() string { return os.Getenv("IDEMCHAOS_ARTIFACTS") }

@@ -1,7 +1,9 @@
 // Package provisiontest gives a test package one real Redis and one real
 // Postgres for all its tests, and on request one real MySQL-family server
 // (MariaDB), started by the project's own provisioning code. A missing
-// server is a test failure, never a skip.
+// server is a test failure, never a skip. It also hands the tests that run
+// the module's commands as processes their binaries, built once for the
+// whole suite when make test built them (Build).
 package provisiontest
 
 import (
