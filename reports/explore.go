@@ -3,10 +3,12 @@ package reports
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/explore"
+	"github.com/idemchaos/idemchaos/sim/history"
 )
 
 // ExploreRepro is the command line that replays one order of an
@@ -33,8 +35,8 @@ func WriteExplore(w io.Writer, res explore.Result, target string, v View) error 
 		tone = toneUnsure
 	}
 	fmt.Fprintln(w, v.paint(tone, res.Sentence()))
-	fmt.Fprintf(w, "  %d orders run in %s, %d again to check they repeat; a request waits on another after %s (%s)\n",
-		len(res.Runs), scenarios.ShortDuration(res.Took), res.Rechecked, scenarios.ShortDuration(res.Bound), res.BoundHow)
+	fmt.Fprint(w, Wrap("  ", "    ", fmt.Sprintf("%s run in %s, %d again to check they repeat; a request waits on another after %s (%s)",
+		plural(len(res.Runs), "order"), scenarios.ShortDuration(res.Took), res.Rechecked, scenarios.ShortDuration(res.Bound), res.BoundHow), exploreWidth(v)))
 	for _, e := range res.Errors {
 		fmt.Fprintf(w, "  not run: %s\n", e)
 	}
@@ -43,6 +45,9 @@ func WriteExplore(w io.Writer, res explore.Result, target string, v View) error 
 		fmt.Fprintf(w, "\nthe shortest failing order, %s (%s):\n", s.Order, s.Class)
 		for _, line := range strings.Split(s.Columns(res.Requests), "\n") {
 			fmt.Fprintln(w, "  "+strings.TrimRight(line, " "))
+		}
+		if p := s.Probe; p != nil {
+			fmt.Fprintf(w, "  then a probe of the key, after the claim timeout: %s\n", probeAnswer(*p))
 		}
 		if s.Outcome.Detail != "" {
 			fmt.Fprint(w, Wrap("  ", "    ", s.Outcome.Detail, exploreWidth(v)))
@@ -135,4 +140,15 @@ func exploreWidth(v View) int {
 		return v.Width
 	}
 	return DefaultWidth
+}
+
+// probeAnswer says what a probe got: its status and charge, or why none.
+func probeAnswer(a history.Attempt) string {
+	switch {
+	case a.Status == 0:
+		return "no answer (" + a.Err + ")"
+	case a.ChargeID != "":
+		return fmt.Sprintf("%d, %s", a.Status, a.ChargeID)
+	}
+	return strconv.Itoa(a.Status)
 }
