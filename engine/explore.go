@@ -183,12 +183,12 @@ func (x *explorer) workers() int {
 }
 
 // bound is the spec's bound, or the one measured (boundFactor times the
-// slowest step of soloRuns requests run alone, each step released at
-// once, at least minBound), how it was set, and the points a request
-// passes alone.
+// slowest step of a request run alone, each step released at once, in the
+// median of soloRuns runs, at least minBound), how it was set, and the
+// points a request passes alone.
 func (x *explorer) bound(ctx context.Context) (time.Duration, string, []string, error) {
 	x.c = explore.Case{Kind: explore.Kinds()[0]}
-	var slowest time.Duration
+	var slowests []time.Duration
 	var points []string
 	for i := range soloRuns {
 		if i > 0 && x.spec.Bound > 0 {
@@ -201,7 +201,7 @@ func (x *explorer) bound(ctx context.Context) (time.Duration, string, []string, 
 		if a := ex.Attempts[0]; a.Status == 0 {
 			return 0, "", nil, fmt.Errorf("a request alone got no answer: %s", a.Err)
 		}
-		slowest = max(slowest, slices.Max(steps))
+		slowests = append(slowests, slices.Max(steps))
 		points = points[:0]
 		for _, s := range ex.Steps[1:] {
 			points = append(points, s.From)
@@ -210,8 +210,11 @@ func (x *explorer) bound(ctx context.Context) (time.Duration, string, []string, 
 	if x.spec.Bound > 0 {
 		return x.spec.Bound, "set", points, nil
 	}
+	slices.Sort(slowests)
+	slowest := slowests[len(slowests)/2] // the median run's: one stall of a loaded machine does not set it
 	b := max(minBound, boundFactor*slowest)
-	return b, fmt.Sprintf("measured: %d x the slowest step of a request alone (%s), at least %s", boundFactor, slowest.Round(time.Microsecond), minBound), points, nil
+	return b, fmt.Sprintf("measured: %d x the slowest step of a request alone (%s, the median of %d runs), at least %s",
+		boundFactor, slowest.Round(time.Microsecond), len(slowests), minBound), points, nil
 }
 
 // all runs every order of the tree, spec.Workers side by side, each on a
