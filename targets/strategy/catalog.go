@@ -7,24 +7,19 @@ import (
 	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
 
-// builders build each design of the catalog (targets/strategy/design) by
-// its name; a test keeps the two lists equal.
-var builders = map[string]Builder{
-	"none":               newNone,
-	"memory":             newMemory,
-	"redis-getset":       newRedisGetSet,
-	"redis-setnx":        func(d Deps) Strategy { return redisClaim{deps: d, claimTTL: d.ClaimTTL, release: true} },
-	"redis-sticky":       func(d Deps) Strategy { return redisClaim{deps: d, claimTTL: d.KeyTTL} },
-	"redis-cache-errors": func(d Deps) Strategy { return redisClaim{deps: d, claimTTL: d.ClaimTTL, cacheErrors: true} },
-	"pg-split-tx":        newPgSplit,
-	"pg-nofingerprint":   func(d Deps) Strategy { return pgTx{deps: d} },
-	"pg-blocking-claim":  func(d Deps) Strategy { return pgTx{deps: d, fingerprint: true, blockingClaim: true} },
-	"pg-success-only":    func(d Deps) Strategy { return pgTx{deps: d, fingerprint: true, successOnly: true} },
-	"pg-async-commit":    func(d Deps) Strategy { return pgTx{deps: d, fingerprint: true, asyncCommit: true} },
-	"pg-standby-read":    newPgStandbyRead,
-	"pg-split-debit":     newPgSplitDebit,
-	"pg-tx":              func(d Deps) Strategy { return pgTx{deps: d, fingerprint: true} },
-	"redis-pg-guard":     func(d Deps) Strategy { return redisPgGuard{d} },
+// builders build the designs of the catalog (targets/strategy/design) by
+// name: each built-in one binds its builder beside its implementation, and
+// Register binds a new one's; a test keeps the catalog and the builders
+// equal.
+var builders = map[string]Builder{}
+
+// bind gives a built-in design its builder, from the init function of the
+// file that implements it.
+func bind(info design.Info, build Builder) {
+	if _, ok := builders[info.Name]; ok || build == nil {
+		panic(fmt.Sprintf("strategy: %s bound twice or without a builder", info.Name))
+	}
+	builders[info.Name] = build
 }
 
 // Builder builds a strategy on its stores.
@@ -42,7 +37,7 @@ func Register(info design.Info, build Builder) {
 		panic(fmt.Sprintf("strategy: %s is already registered", info.Name))
 	}
 	design.Register(info)
-	builders[info.Name] = build
+	bind(info, build)
 }
 
 // New builds the named strategy on deps: a strategy on InnoDB (Info.MySQL)

@@ -6,7 +6,10 @@ import (
 	"time"
 
 	"github.com/idemchaos/idemchaos/targets/api"
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
+
+func init() { bind(design.RedisPgGuard, func(d Deps) Strategy { return redisPgGuard{d} }) }
 
 // redisPgGuard uses Redis only for the fast path (a concurrent duplicate gets
 // 409 at once) and keeps the truth in Postgres: the key row is written in the

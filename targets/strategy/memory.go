@@ -5,7 +5,10 @@ import (
 	"sync"
 
 	"github.com/idemchaos/idemchaos/targets/api"
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
+
+func init() { bind(design.Memory, newMemory) }
 
 // memory keeps claims and responses in a per-process map: correct on one
 // replica, blind across replicas.

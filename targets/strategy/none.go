@@ -1,6 +1,12 @@
 package strategy
 
-import "context"
+import (
+	"context"
+
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
+)
+
+func init() { bind(design.NoLayer, newNone) }
 
 // noneStrategy has no idempotency layer at all: the key is ignored.
 type noneStrategy struct{ deps Deps }

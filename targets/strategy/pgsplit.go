@@ -4,7 +4,10 @@ import (
 	"context"
 
 	"github.com/idemchaos/idemchaos/targets/api"
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
+
+func init() { bind(design.PgSplitTx, newPgSplit) }
 
 // pgSplit commits the key row as in progress in a first transaction, then
 // charges and completes it in a second. Nothing ever recovers a key whose

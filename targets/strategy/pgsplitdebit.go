@@ -11,7 +11,10 @@ import (
 
 	"github.com/idemchaos/idemchaos/targets/api"
 	"github.com/idemchaos/idemchaos/targets/ledger"
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
+
+func init() { bind(design.PgSplitDebit, newPgSplitDebit) }
 
 // pgSplitDebit debits the account in a first transaction and writes the
 // charge row, the key row and the response in a second, on one connection

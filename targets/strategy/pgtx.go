@@ -6,8 +6,18 @@ import (
 	"fmt"
 
 	"github.com/idemchaos/idemchaos/targets/api"
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
 	"github.com/jackc/pgx/v5"
 )
+
+// pg-tx and the designs that are pg-tx with one thing changed.
+func init() {
+	bind(design.PgTx, func(d Deps) Strategy { return pgTx{deps: d, fingerprint: true} })
+	bind(design.PgNoFingerprint, func(d Deps) Strategy { return pgTx{deps: d} })
+	bind(design.PgBlockingClaim, func(d Deps) Strategy { return pgTx{deps: d, fingerprint: true, blockingClaim: true} })
+	bind(design.PgSuccessOnly, func(d Deps) Strategy { return pgTx{deps: d, fingerprint: true, successOnly: true} })
+	bind(design.PgAsyncCommit, func(d Deps) Strategy { return pgTx{deps: d, fingerprint: true, asyncCommit: true} })
+}
 
 // pgTx is the reference design: one Postgres transaction takes a non-blocking
 // claim on the key (its advisory lock), finds no key row, charges and inserts

@@ -6,7 +6,10 @@ import (
 	"time"
 
 	"github.com/idemchaos/idemchaos/targets/api"
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
+
+func init() { bind(design.RedisGetset, newRedisGetSet) }
 
 // redisGetSet checks the key, charges, then sets the response: the classic
 // check-then-act race.
@@ -32,6 +35,14 @@ func (s redisGetSet) Handle(ctx context.Context, r Request) Response {
 		_ = storeDone(ctx, s.deps, r, resp) // the charge is done whatever Redis says
 	}
 	return resp
+}
+
+// The three designs of a Redis claim: released on error, sticky for the
+// key's life, or caching every answer.
+func init() {
+	bind(design.RedisSetnx, func(d Deps) Strategy { return redisClaim{deps: d, claimTTL: d.ClaimTTL, release: true} })
+	bind(design.RedisSticky, func(d Deps) Strategy { return redisClaim{deps: d, claimTTL: d.KeyTTL} })
+	bind(design.RedisCacheErrors, func(d Deps) Strategy { return redisClaim{deps: d, claimTTL: d.ClaimTTL, cacheErrors: true} })
 }
 
 // redisClaim claims the key atomically with SET NX EX, charges in Postgres and

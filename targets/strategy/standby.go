@@ -8,7 +8,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemchaos/idemchaos/targets/api"
+	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
+
+func init() { bind(design.PgStandbyRead, newPgStandbyRead) }
 
 // pgStandbyRead looks the key up on a hot standby, to spare the primary
 // the read that every request makes, and when it is not found there

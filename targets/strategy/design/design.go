@@ -5,8 +5,9 @@
 // anomalies each shows, and the scenarios whose demo it is. It holds facts
 // only (no I/O, no store client), so that the judge, the narrator, the
 // reports and the command line read them without linking the strategies'
-// Redis and Postgres code; targets/strategy builds each design by its
-// name, and strategy.Register adds a definition with its builder.
+// Redis and Postgres code; each implementation in targets/strategy binds
+// its builder to its design's value, and strategy.Register adds a
+// definition with its builder.
 //
 // It is an internal part of idemchaos, not a stable API: it may change
 // between releases.
