@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/explore"
@@ -20,26 +21,44 @@ var exploreSource string
 // never markup.
 var exploreTemplate = template.Must(template.New("explore").Parse(exploreSource))
 
+// explorePage is the page of an exploration: the header (one case's
+// sentence, or the summary of several with a line per case) and a section
+// per case.
 type explorePage struct {
 	Title, Facts string
 	State        hState
 	Errors       []string
-	Classes      []exploreClass
-	Lattice      *latticeView
+	Cases        []exploreCase
+	// Multi says the page holds several cases: each gets a heading of its
+	// own, below the summary.
+	Multi bool
+}
+
+// exploreCase is one case's part of the page; ID prefixes its anchors.
+type exploreCase struct {
+	ID, Title, Facts string
+	State            hState
+	Errors           []string
+	Classes          []exploreClass
+	Lattice          *latticeView
 	// NoLattice says why no lattice is drawn.
 	NoLattice string
 	Shortest  *orderView
 	Varying   []orderRow
 	Orders    []orderRow
+	Nested    bool // under a case heading: its sections' headings one level down
 }
 
 // orderView is one order as columns, a request's steps each, one step a
 // row in the order they were released.
 type orderView struct {
 	Order, Answers, Detail, Replay string
-	Class                          exploreClass
-	Requests                       []string
-	Rows                           []orderStep
+	// Probe is what a probe of the key got after the claim timeout, when
+	// the order sent one.
+	Probe    string
+	Class    exploreClass
+	Requests []string
+	Rows     []orderStep
 }
 
 type orderStep struct {
@@ -62,23 +81,69 @@ var exploreStates = map[scenarios.Verdict]hState{
 }
 
 // WriteExploreHTML renders an exploration as one self-contained HTML page
-// (inline CSS and SVG, no script, no external reference): what it proved
-// in a sentence, the bound, the lattice of two requests (A's steps across,
-// B's down, each step coloured by the outcomes of the orders through it,
-// each state by whether they all hold, all fail or both), the shortest
-// failing order as columns with the line that replays it, the orders that
-// varied, and every order with its outcome. target is the flags that name
-// the target in the replay line ("--strategy redis-getset").
-func WriteExploreHTML(w io.Writer, res explore.Result, target string) error {
+// (inline CSS and SVG, no script, no external reference). For each case:
+// what it proved in a sentence, the bound, the lattice of two requests
+// (A's steps across, B's down, each step coloured by the outcomes of the
+// orders through it, each state by whether they all hold, all fail or
+// both), the shortest failing order as columns with the line that replays
+// it and the probe it sent, the orders that varied, and every order with
+// its outcome. Several cases share one page under their summary, a line
+// each linking to its section. target is the flags that name the target in
+// the replay line ("--strategy redis-getset").
+func WriteExploreHTML(w io.Writer, res []explore.Result, target string) error {
+	if len(res) == 0 {
+		return fmt.Errorf("html: no case was explored")
+	}
 	if err := exploreTemplate.Execute(w, explorePageOf(res, target)); err != nil {
 		return fmt.Errorf("html: %w", err)
 	}
 	return nil
 }
 
-func explorePageOf(res explore.Result, target string) explorePage {
+func explorePageOf(res []explore.Result, target string) explorePage {
+	p := explorePage{Multi: len(res) > 1}
+	for i, r := range res {
+		c := exploreCaseOf(r, target)
+		if p.Multi {
+			c.ID, c.Nested = fmt.Sprintf("case-%d-", i+1), true
+		}
+		p.Cases = append(p.Cases, c)
+	}
+	if !p.Multi {
+		c := p.Cases[0]
+		p.Title, p.Facts, p.State, p.Errors = c.Title, c.Facts, c.State, c.Errors
+		return p
+	}
+	p.Title, p.State = explore.Summary(res), exploreStates[worstOf(res)]
+	orders := 0
+	var took time.Duration
+	for _, r := range res {
+		orders += len(r.Runs)
+		took += r.Took
+	}
+	p.Facts = fmt.Sprintf("%s in %s run in %s; each case below, with its lattice", plural(len(res), "case"),
+		plural(orders, "order"), scenarios.ShortDuration(took))
+	return p
+}
+
+// worstOf is the verdict of several cases: broken if one is, else
+// inconclusive if one is, else pass.
+func worstOf(res []explore.Result) scenarios.Verdict {
+	v := scenarios.Pass
+	for _, r := range res {
+		switch r.Verdict() {
+		case scenarios.Fail:
+			return scenarios.Fail
+		case scenarios.Inconclusive:
+			v = scenarios.Inconclusive
+		}
+	}
+	return v
+}
+
+func exploreCaseOf(res explore.Result, target string) exploreCase {
 	classes := classesOf(res)
-	p := explorePage{Title: res.Sentence(), State: exploreStates[res.Verdict()], Errors: res.Errors, Classes: classes,
+	p := exploreCase{Title: res.Sentence(), State: exploreStates[res.Verdict()], Errors: res.Errors, Classes: classes,
 		Facts: fmt.Sprintf("%s run in %s, %d again to check they repeat · a request waits on another after %s (%s)",
 			plural(len(res.Runs), "order"), scenarios.ShortDuration(res.Took), res.Rechecked,
 			scenarios.ShortDuration(res.Bound), res.BoundHow)}
@@ -109,6 +174,9 @@ func explorePageOf(res explore.Result, target string) explorePage {
 func orderViewOf(run explore.Run, res explore.Result, target string) *orderView {
 	v := &orderView{Order: run.Order.String(), Class: classOf(run.Class), Answers: answers(run.Outcome.Statuses),
 		Detail: run.Outcome.Detail, Replay: ExploreRepro(target, res, run.Order)}
+	if run.Probe != nil {
+		v.Probe = probeAnswer(*run.Probe)
+	}
 	for r := range res.Requests {
 		v.Requests = append(v.Requests, explore.Names[r:r+1])
 	}

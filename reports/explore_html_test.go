@@ -3,6 +3,7 @@ package reports_test
 import (
 	"bytes"
 	"fmt"
+	"html/template"
 	"regexp"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/idemchaos/idemchaos/reports"
 	"github.com/idemchaos/idemchaos/scenarios/check"
 	"github.com/idemchaos/idemchaos/scenarios/explore"
+	"github.com/idemchaos/idemchaos/sim/history"
 )
 
 // getsetPoints are the points of a check-then-act strategy's request.
@@ -65,7 +67,7 @@ func plantedRun(steps []explore.Step, lost bool) explore.Run {
 func explorePage(t *testing.T, res explore.Result) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := reports.WriteExploreHTML(&b, res, "--strategy "+res.Target); err != nil {
+	if err := reports.WriteExploreHTML(&b, []explore.Result{res}, "--strategy "+res.Target); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -244,5 +246,60 @@ func TestExploreHTMLNothingRun(t *testing.T) {
 	}
 	if strings.Contains(page, `<svg class="grid"`) {
 		t.Error("a lattice drawn with no order run")
+	}
+}
+
+// TestExploreHTMLCases: several cases share one page: the header gives
+// their summary and the worst verdict, a line per case links to its
+// section, and each section has its own heading, lattice and anchors.
+func TestExploreHTMLCases(t *testing.T) {
+	race := checkThenAct()
+	safe := checkThenAct()
+	for k := range safe.Runs {
+		safe.Runs[k] = plantedRun(safe.Runs[k].Steps, false)
+	}
+	safe.Case = "mismatch"
+	var b bytes.Buffer
+	if err := reports.WriteExploreHTML(&b, []explore.Result{safe, race}, "--strategy redis-getset"); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{
+		`<header class="st-broke">`,
+		"<span>" + template.HTMLEscapeString(explore.Summary([]explore.Result{safe, race})) + "</span></h1>",
+		`<a href="#case-1-case">`, `<a href="#case-2-case">`,
+		`<section class="case" id="case-1-case">`, `<section class="case" id="case-2-case">`,
+		`<h2 class="case st-pass">`, `<h2 class="case st-broke">`,
+		`<section id="case-1-lattice">`, `<section id="case-2-lattice">`, `<section id="case-2-shortest">`,
+		"<span>" + template.HTMLEscapeString(safe.Sentence()) + "</span></h2>",
+		"<span>" + template.HTMLEscapeString(race.Sentence()) + "</span></h2>",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page of two cases does not carry %q", want)
+		}
+	}
+	if n := strings.Count(page, `<svg class="grid"`); n != 2 {
+		t.Errorf("%d lattices drawn; want one per case", n)
+	}
+	if strings.Contains(page, `id="case-1-shortest"`) || strings.Contains(page, `<h2>The lattice`) {
+		t.Error("a holding case shows a failing order, or a case's sections are not under its heading")
+	}
+	if one := explorePage(t, race); strings.Contains(one, `class="case`) || !strings.Contains(one, `<section id="lattice">`) {
+		t.Error("a page of one case is drawn as a page of several")
+	}
+	if err := reports.WriteExploreHTML(&b, nil, ""); err == nil {
+		t.Error("a page of no case was written")
+	}
+}
+
+// TestExploreHTMLShowsTheProbe: the shortest failing order says what the
+// probe sent after the claim timeout got, as the terminal does.
+func TestExploreHTMLShowsTheProbe(t *testing.T) {
+	res := checkThenAct()
+	for k := range res.Runs {
+		res.Runs[k].Probe = &history.Attempt{Status: 409}
+	}
+	if page := explorePage(t, res); !strings.Contains(page, "Then a probe of the key, sent after the claim timeout, got 409.") {
+		t.Error("the page does not say what the probe got")
 	}
 }

@@ -117,7 +117,7 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(&c.mysqlURL, "mysql-url", "", "use this MySQL or MariaDB for the InnoDB strategies (mysql://...)")
 	fs.StringVar(&c.profile, "profile", "ietf", "contract profile the target promises")
 	fs.StringVar(&c.jsonFile, "json", "", "write the exploration as JSON to FILE (- for stdout)")
-	htmlFile := fs.String("html", "", "write the exploration as one self-contained HTML page to FILE (- for stdout)")
+	htmlFile := fs.String("html", "", "write the exploration as one self-contained HTML page to FILE (- for stdout), a section and a lattice per case")
 	c.registerQuiet(fs)
 	c.term.register(fs)
 	var f exploreFlags
@@ -136,7 +136,7 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	files := exploreFiles{json: c.jsonFile, html: *htmlFile}
-	if err := files.check(spec.Cases); err != nil {
+	if err := files.check(); err != nil {
 		return err
 	}
 	spec.Profile = profile
@@ -224,10 +224,8 @@ type exploreFiles struct{ json, html string }
 func (f exploreFiles) toStdout() bool { return f.json == "-" || f.html == "-" }
 
 // check refuses, before the exploration, files that could not be written.
-func (f exploreFiles) check(cases []explore.Case) error {
+func (f exploreFiles) check() error {
 	switch {
-	case f.html != "" && (len(cases) != 1 || cases[0].At == explore.Every):
-		return usageErrorf("explore: --html draws the lattice of one case: give --case with one case (and its point: lost-reply@after-commit)")
 	case f.json == "-" && f.html == "-":
 		return usageErrorf("explore: only one of --json and --html may be - (stdout)")
 	case f.json != "" && f.json == f.html:
@@ -244,7 +242,7 @@ func (f exploreFiles) check(cases []explore.Case) error {
 }
 
 // write writes the files asked for: the JSON of every case, the page of
-// the one case explored (check refuses --html for more).
+// every case.
 func (f exploreFiles) write(stdout io.Writer, res []explore.Result, target string) error {
 	if f.json != "" {
 		if err := writeFlagFile("--json", f.json, stdout, func(w io.Writer) error { return writeExploreJSON(w, res) }); err != nil {
@@ -252,7 +250,7 @@ func (f exploreFiles) write(stdout io.Writer, res []explore.Result, target strin
 		}
 	}
 	if f.html != "" && len(res) > 0 {
-		return writeFlagFile("--html", f.html, stdout, func(w io.Writer) error { return reports.WriteExploreHTML(w, res[0], target) })
+		return writeFlagFile("--html", f.html, stdout, func(w io.Writer) error { return reports.WriteExploreHTML(w, res, target) })
 	}
 	return nil
 }

@@ -7,7 +7,8 @@ import (
 )
 
 // TestExploreHTML: explore --html writes the exploration's page and keeps
-// the terminal's text; --html - writes the page alone to stdout; outputs
+// the terminal's text; several cases share a page, a section each; --html
+// - writes the page alone to stdout; outputs
 // that could not be written are refused before anything runs.
 func TestExploreHTML(t *testing.T) {
 	dir := t.TempDir()
@@ -23,6 +24,13 @@ func TestExploreHTML(t *testing.T) {
 	if o.code != exitPass || !strings.HasPrefix(o.stdout, "<!DOCTYPE html>") || strings.Contains(o.stdout, "A's steps: 1 send") ||
 		!strings.Contains(readFile(t, filepath.Join(dir, "explore.json")), `"target": "pg-tx"`) {
 		t.Fatalf("explore pg-tx --html -: exit %d\n%.300s\n%s", o.code, o.stdout, o.stderr)
+	}
+	two := filepath.Join(dir, "two.html")
+	o = cli(t, "explore", "--strategy", "pg-tx", "--quiet", "--case", "duplicate,mismatch", "--html", two)
+	html = readFile(t, two)
+	if o.code != exitPass || strings.Count(html, `<svg class="grid"`) != 2 || !strings.Contains(html, `<section class="case" id="case-2-case">`) ||
+		!strings.Contains(html, "pg-tx: every one of ") {
+		t.Fatalf("explore pg-tx --case duplicate,mismatch --html: exit %d\n%s\n%.2000s", o.code, o.stderr, html)
 	}
 	for _, bad := range [][]string{
 		{"--html", "-", "--json", "-"},

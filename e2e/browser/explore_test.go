@@ -183,7 +183,7 @@ func runExplore(t *testing.T, strategy string) explore.Result {
 func writeExplorePage(t *testing.T, res explore.Result, dir string) string {
 	t.Helper()
 	var sb strings.Builder
-	if err := reports.WriteExploreHTML(&sb, res, "--strategy "+res.Target); err != nil {
+	if err := reports.WriteExploreHTML(&sb, []explore.Result{res}, "--strategy "+res.Target); err != nil {
 		t.Fatal(err)
 	}
 	name := "explore-" + res.Target + ".html"
