@@ -46,11 +46,12 @@ type ExploreSpec struct {
 type exploreTarget interface {
 	// name is the target's name in the result.
 	name() string
-	// points is the failpoint set the target's requests evaluate.
-	points() *failpoint.Set
-	// route is the base URL requests are sent to; client shapes them
-	// (nil Header: no extra headers).
-	route() string
+	// points are the failpoint sets the target's requests evaluate.
+	points() []*failpoint.Set
+	// route is the base URL requests to replica are sent to (replica 1:
+	// the process that replaced a killed one); client shapes them (nil
+	// Header: no extra headers).
+	route(replica int) string
 	client() client.Config
 	// account gives execution n an account of its own (opened on the
 	// ledger, or one of the service's, free of every other execution
@@ -70,6 +71,12 @@ type exploreTarget interface {
 	// heals it; cuts are the links the target's requests use.
 	cut(a api.Action) (heal func(), err error)
 	cuts() []api.Action
+	// kill kills the process of replica 0 (every store connection it has
+	// dies; what it had not committed is rolled back before kill returns)
+	// and returns what revives it once its last request is over; kills
+	// says whether the target can (its processes are the harness's).
+	kill(ctx context.Context) (revive func(), err error)
+	kills() bool
 }
 
 // Bound factors: a request released is waiting on another when it has not
@@ -109,9 +116,11 @@ func exploreOn(ctx context.Context, t exploreTarget, spec ExploreSpec) ([]explor
 	t0 := time.Now()
 	since := func() time.Duration { return time.Since(t0) }
 	h := &holds{since: since}
-	h.arm(t.points())
+	for _, set := range t.points() {
+		h.arm(set)
+	}
 	cfg := t.client()
-	cfg.Routes, cfg.Seed, cfg.Since, cfg.Policy = func(int, string) (string, error) { return t.route(), nil }, spec.Seed, since, client.Policy{PerTry: maxHeld}
+	cfg.Routes, cfg.Seed, cfg.Since, cfg.Policy = func(replica int, _ string) (string, error) { return t.route(replica), nil }, spec.Seed, since, client.Policy{PerTry: maxHeld}
 	// keys fresh on every exploration (a service's ledger, and a built-in's
 	// across its deployments, outlive one), the rest from the seed
 	x := &explorer{t: t, spec: spec, h: h, rng: workload.Seeded(spec.Seed^newNonce(), "explore/keys"), cl: client.New(cfg)}
@@ -122,8 +131,8 @@ func exploreOn(ctx context.Context, t exploreTarget, spec ExploreSpec) ([]explor
 	}
 	var out []explore.Result
 	for _, c := range spec.Cases {
-		if c.Cut != "" && !slices.Contains(t.cuts(), c.Cut) {
-			continue // a link the target does not use
+		if c.Cut != "" && !slices.Contains(t.cuts(), c.Cut) || c.Kill && !t.kills() {
+			continue // a link the target does not use, a process not the harness's
 		}
 		cases := []explore.Case{c}
 		if c.At == explore.Every {
@@ -170,9 +179,10 @@ func (x *explorer) explore(ctx context.Context, c explore.Case, bound time.Durat
 }
 
 // workers is how many executions of the current case run side by side:
-// one at a time for a case that cuts a store link every execution shares.
+// one at a time for a case that cuts a store link every execution shares
+// (or kills the process that holds them).
 func (x *explorer) workers() int {
-	if x.c.Cut != "" {
+	if x.c.Shares() {
 		return 1
 	}
 	n := max(x.spec.Workers, 1)
@@ -319,6 +329,7 @@ func (x *explorer) run(ctx context.Context, requests int, prefix explore.Order, 
 	defer free()
 	ex := newExecution(n, requests, x.c, key, account, x.t.currency(), 1000)
 	ex.cut = func() (func(), error) { return x.t.cut(x.c.Cut) }
+	ex.kill = func() (func(), error) { return x.t.kill(ctx) }
 	for r := range requests {
 		x.h.add(ex.attemptID(r), ex, r)
 		defer x.h.drop(ex.attemptID(r))
@@ -347,6 +358,9 @@ func (x *explorer) probe(ctx context.Context, ex *execution, run *explore.Execut
 	}
 	op := ex.ops[0]
 	op.ID = ex.probeID()
+	if x.c.Kill { // A's process is dead: the probe goes where its retries went
+		op.Tries = []workload.Try{{Replica: 1}}
+	}
 	atts := x.cl.Run(ctx, workload.Plan{Ops: []workload.Op{op}})
 	if len(atts) == 0 {
 		return fmt.Errorf("the probe of key %s was not sent", op.Key)

@@ -8,6 +8,7 @@ import (
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/explore"
 	"github.com/idemchaos/idemchaos/sim/client"
+	"github.com/idemchaos/idemchaos/sim/fault"
 	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/sim/workload"
 	"github.com/idemchaos/idemchaos/targets/api"
@@ -41,14 +42,14 @@ func (r *Builtin) Explore(ctx context.Context, strategy string, spec ExploreSpec
 		return nil, err
 	}
 	var out []explore.Result
-	for _, group := range splitCuts(spec.Cases) {
+	for _, group := range splitShared(spec.Cases) {
 		ttl := exploreClaimTTL
-		if group[0].Cut != "" {
+		if group[0].Shares() {
 			ttl = cutClaimTTL
 		}
 		part := spec
 		part.Cases = group
-		res, err := r.exploreDeployed(ctx, info, sl, part, ttl)
+		res, err := r.exploreDeployed(ctx, info, sl, part, ttl, group[0].Kill)
 		out = append(out, res...)
 		if err != nil {
 			return out, err
@@ -57,19 +58,22 @@ func (r *Builtin) Explore(ctx context.Context, strategy string, spec ExploreSpec
 	return out, nil
 }
 
-// splitCuts splits cases into those without a cut and those with one,
-// each group in order, leaving out an empty one.
-func splitCuts(cases []explore.Case) [][]explore.Case {
-	var plain, cuts []explore.Case
+// splitShared splits cases into those that strike nothing shared, the
+// cuts and the kills, each group in order, leaving out an empty one.
+func splitShared(cases []explore.Case) [][]explore.Case {
+	var plain, cuts, kills []explore.Case
 	for _, c := range cases {
-		if c.Cut != "" {
+		switch {
+		case c.Kill:
+			kills = append(kills, c)
+		case c.Cut != "":
 			cuts = append(cuts, c)
-		} else {
+		default:
 			plain = append(plain, c)
 		}
 	}
 	var out [][]explore.Case
-	for _, g := range [][]explore.Case{plain, cuts} {
+	for _, g := range [][]explore.Case{plain, cuts, kills} {
 		if len(g) > 0 {
 			out = append(out, g)
 		}
@@ -78,25 +82,35 @@ func splitCuts(cases []explore.Case) [][]explore.Case {
 }
 
 // exploreDeployed deploys the strategy with claim TTL ttl and explores
-// spec on it.
-func (r *Builtin) exploreDeployed(ctx context.Context, info design.Info, sl sqlLedger, spec ExploreSpec, ttl time.Duration) ([]explore.Result, error) {
+// spec on it; for kills, twice on the same stores: the process killed,
+// and the one that replaces it.
+func (r *Builtin) exploreDeployed(ctx context.Context, info design.Info, sl sqlLedger, spec ExploreSpec, ttl time.Duration, kills bool) ([]explore.Result, error) {
 	r.cells++
 	prefix := fmt.Sprintf("ic:%s:%d:", r.runID, r.cells)
 	defer DropKeys(r.redis, prefix)
 	t0 := time.Now()
-	d, err := r.deploy(ctx, deploySpec{Strategy: info.Name, Replicas: 1, Prefix: prefix, Profile: spec.Profile,
-		ClaimTTL: ttl, Since: func() time.Duration { return time.Since(t0) }, InnoDB: info.MySQL})
+	ds := deploySpec{Strategy: info.Name, Replicas: 1, Prefix: prefix, Profile: spec.Profile,
+		ClaimTTL: ttl, Since: func() time.Duration { return time.Since(t0) }, InnoDB: info.MySQL}
+	d, err := r.deploy(ctx, ds)
 	if err != nil {
 		return nil, err
 	}
 	defer d.close()
-	return exploreOn(ctx, builtinExplore{r: r, d: d, sl: sl, info: info, prefix: prefix, claimTTL: ttl, cell: r.cells}, spec)
+	t := builtinExplore{r: r, d: d, sl: sl, info: info, prefix: prefix, claimTTL: ttl, cell: r.cells}
+	if kills {
+		if t.next, err = r.deploy(ctx, ds); err != nil {
+			return nil, err
+		}
+		defer t.next.close()
+	}
+	return exploreOn(ctx, t, spec)
 }
 
 // builtinExplore is a deployed built-in strategy as an exploreTarget.
 type builtinExplore struct {
 	r        *Builtin
 	d        *deployment
+	next     *deployment // for kills: the process that replaces d's
 	sl       sqlLedger
 	info     design.Info
 	prefix   string
@@ -104,11 +118,24 @@ type builtinExplore struct {
 	cell     int // the deployment's number, in its accounts' names
 }
 
-func (b builtinExplore) name() string           { return b.info.Name }
-func (b builtinExplore) points() *failpoint.Set { return b.d.failpoints }
-func (b builtinExplore) twoStores() bool        { return scenarios.FactsOf(b.info).TwoStores }
-func (b builtinExplore) route() string {
-	u, _ := b.d.route(0, "")
+func (b builtinExplore) name() string    { return b.info.Name }
+func (b builtinExplore) twoStores() bool { return scenarios.FactsOf(b.info).TwoStores }
+
+func (b builtinExplore) points() []*failpoint.Set {
+	if b.next != nil {
+		return []*failpoint.Set{b.d.failpoints, b.next.failpoints}
+	}
+	return []*failpoint.Set{b.d.failpoints}
+}
+
+// route is replica 0's deployment, or for replica 1 the one that replaces
+// it when it is killed.
+func (b builtinExplore) route(replica int) string {
+	d := b.d
+	if replica == 1 && b.next != nil {
+		d = b.next
+	}
+	u, _ := d.route(0, "")
 	return u
 }
 
@@ -157,3 +184,37 @@ func (b builtinExplore) cuts() []api.Action {
 	}
 	return []api.Action{api.PGCut}
 }
+
+func (b builtinExplore) kills() bool { return b.next != nil }
+
+// kill kills the process of the first deployment: every store link of it
+// is cut, so each connection it had dies (Postgres and InnoDB roll back
+// what it had not committed; kill waits until they have) and it reaches
+// no store again until revived. Its memory is left behind with it: the
+// retries go to the next deployment.
+func (b builtinExplore) kill(ctx context.Context) (func(), error) {
+	links := []*fault.Link{b.d.pgLink}
+	if b.info.Redis {
+		links = append(links, b.d.redisLink)
+	}
+	for _, l := range links {
+		if err := l.Cut(); err != nil {
+			return nil, err
+		}
+	}
+	revive := func() {
+		for _, l := range links {
+			_ = l.Heal()
+		}
+		b.d.resetStores()
+	}
+	if err := b.sl.awaitNoTransaction(ctx, killWait); err != nil {
+		revive()
+		return nil, err
+	}
+	return revive, nil
+}
+
+// killWait bounds how long a kill waits for the SQL store to roll back
+// the killed process's transaction.
+const killWait = 10 * time.Second

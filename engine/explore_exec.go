@@ -119,6 +119,15 @@ type execution struct {
 	// heals it, when A is answered.
 	cut  func() (heal func(), err error)
 	heal func()
+	// kill kills A's process where a kill case strikes; dead says it did:
+	// A is answered nothing from then on, revive brings its process back
+	// once its request is over (deadRelease lets it go on, deadDone says
+	// its handler finished).
+	kill        func() (revive func(), err error)
+	dead        bool
+	revive      func()
+	deadRelease chan struct{}
+	deadDone    bool
 }
 
 // newExecution is execution n of a case: requests ops on key and
@@ -131,6 +140,9 @@ func newExecution(n, requests int, c explore.Case, key, account, currency string
 			Group: -1, After: -1, MaxTries: 1, Tries: []workload.Try{{Replica: 0}}}
 		if c.Other[r] {
 			op.Amount++
+		}
+		if c.Kill && r > 0 { // the retries go to the process that replaced A's
+			op.Tries = []workload.Try{{Replica: 1}}
 		}
 		x.ops = append(x.ops, op)
 		x.hold[r], x.answered[r] = explore.Send, -1
@@ -246,6 +258,10 @@ func (x *execution) start(ctx context.Context, cl *client.Client, r int) {
 
 // handle applies an event.
 func (x *execution) handle(e event) {
+	if x.c.Kill && e.r == 0 && (x.dead || !e.done && e.hold == x.c.At) {
+		x.handleDead(e)
+		return
+	}
 	if e.r == 0 && !x.passed && (e.hold == x.c.At || e.done && x.c.At == explore.Answer) {
 		x.passed, x.lostAt = true, e.at
 		if e.done {
@@ -264,6 +280,24 @@ func (x *execution) handle(e event) {
 		return
 	}
 	x.state[e.r], x.hold[e.r], x.release[e.r] = held, e.hold, e.release
+}
+
+// handleDead applies an event of A in a kill case: A reaching the case's
+// point, where its process was killed (arrive), is A answered nothing at
+// that moment; what its dead process does later is no client's.
+func (x *execution) handleDead(e event) {
+	if x.dead {
+		if e.done && !x.deadDone { // the attempt as its client sent it, answered nothing
+			x.deadDone, x.atts[0] = true, e.attempt
+			lose(&x.atts[0], x.c.At, x.lostAt)
+			x.atts[0].Err = "no answer: its process was killed as the request reached " + x.c.At
+		}
+		return
+	}
+	x.dead, x.revive, x.deadRelease, x.passed, x.lostAt = true, e.heal, e.release, true, e.at
+	x.state[0], x.answered[0] = done, x.choices
+	x.atts[0] = history.Attempt{ID: x.attemptID(0), Op: x.ops[0].ID, Try: 1, Outcome: history.Indeterminate, Call: e.at, Return: e.at,
+		Err: "no answer: its process was killed as the request reached " + x.c.At + " (and its handler never ended)"}
 }
 
 // awaitStep handles events until request r is no longer running (true),
@@ -331,6 +365,8 @@ func (x *execution) enabled() uint8 {
 // answered.
 func (x *execution) mayFollow() bool {
 	switch {
+	case x.c.Kill:
+		return x.dead
 	case x.c.Cut != "":
 		return x.state[0] == done
 	case x.c.Lost:
@@ -340,13 +376,18 @@ func (x *execution) mayFollow() bool {
 }
 
 // arrive is request r reaching point, in its own goroutine before it is
-// held there: where a cut case strikes, A's store link is cut; it returns
-// what heals it (nil: nothing was cut).
+// held there: where a cut case strikes, A's store link is cut; where a
+// kill case does, A's process is killed. It returns what heals or
+// revives it (nil: nothing was struck).
 func (x *execution) arrive(r int, point string) func() {
-	if r != 0 || point != x.c.At || x.c.Cut == "" || x.cut == nil {
+	strike := x.cut
+	if x.c.Kill {
+		strike = x.kill
+	}
+	if r != 0 || point != x.c.At || !x.c.Shares() || strike == nil {
 		return nil
 	}
-	heal, err := x.cut()
+	heal, err := strike()
 	if err != nil {
 		return nil
 	}
@@ -372,8 +413,10 @@ func (x *execution) anyWaiting() bool {
 }
 
 // abandon lets every held request go on, and waits (bounded) for every
-// request sent to be answered, so no handler is left parked.
+// request sent to be answered, so no handler is left parked; a killed
+// process is revived once its request is over.
 func (x *execution) abandon() {
+	defer x.bury()
 	for r := range x.state {
 		if x.state[r] == held && x.release[r] != nil {
 			close(x.release[r])
@@ -397,5 +440,35 @@ func (x *execution) abandon() {
 				return
 			}
 		}
+	}
+}
+
+// bury lets a killed process's request go on (its store links dead, it
+// reaches nothing), waits (bounded) until its handler is over, and
+// revives the process.
+func (x *execution) bury() {
+	if !x.dead {
+		return
+	}
+	if x.deadRelease != nil {
+		close(x.deadRelease)
+		x.deadRelease = nil
+	}
+	t := time.NewTimer(maxHeld)
+	defer t.Stop()
+	for !x.deadDone {
+		select {
+		case e := <-x.events:
+			x.handle(e)
+			if !e.done && e.r == 0 && e.release != nil { // a later point of the dead request
+				close(e.release)
+			}
+		case <-t.C:
+			return
+		}
+	}
+	if x.revive != nil {
+		x.revive()
+		x.revive = nil
 	}
 }

@@ -69,11 +69,11 @@ type serviceExplore struct {
 	accounts chan string
 }
 
-func (s serviceExplore) name() string           { return s.r.target.Name }
-func (s serviceExplore) points() *failpoint.Set { return s.set }
-func (s serviceExplore) route() string          { return s.r.target.URLs[0] }
-func (s serviceExplore) twoStores() bool        { return false }
-func (s serviceExplore) workers() int           { return cap(s.accounts) }
+func (s serviceExplore) name() string             { return s.r.target.Name }
+func (s serviceExplore) points() []*failpoint.Set { return []*failpoint.Set{s.set} }
+func (s serviceExplore) route(int) string         { return s.r.target.URLs[0] }
+func (s serviceExplore) twoStores() bool          { return false }
+func (s serviceExplore) workers() int             { return cap(s.accounts) }
 func (s serviceExplore) claimTimeout() time.Duration {
 	return s.r.target.ClaimTimeout
 }
@@ -127,6 +127,13 @@ func (s serviceExplore) link(a api.Action) *fault.Link {
 		return s.r.redisLink
 	}
 	return s.r.pgLink
+}
+
+// kills: the service's process is not the harness's to kill.
+func (s serviceExplore) kills() bool { return false }
+
+func (s serviceExplore) kill(context.Context) (func(), error) {
+	return nil, errors.New("a service's process is not the harness's to kill")
 }
 
 // cuts are the links the service's proxies give.

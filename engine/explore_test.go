@@ -117,3 +117,50 @@ func TestExploreEveryCase(t *testing.T) {
 		t.Errorf("redis-setnx: no Redis cut desynced its stores: %s", explore.Summary(res))
 	}
 }
+
+// TestExploreKill: a process killed at a point takes its memory and its
+// store connections with it. memory's record of a committed charge dies
+// with its process, and the retry, on the process that replaced it,
+// charges again; pg-tx, whose record commits with the charge, holds at
+// every point, its killed request answered nothing and its retry answered
+// by the other process.
+func TestExploreKill(t *testing.T) {
+	ctx := context.Background()
+	kill, err := explore.ParseCase("kill")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := engine.ExploreSpec{Cases: []explore.Case{kill}, Requests: 2, Preemptions: -1, Workers: 2, Profile: api.IETF, Seed: 1, Recheck: 1}
+	r := newRunner(t)
+	res, err := r.Explore(ctx, "pg-tx", spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(explore.Summary(res))
+	if len(res) < 4 {
+		t.Fatalf("pg-tx: %d kill cases; want one per point it passes", len(res))
+	}
+	for _, c := range res {
+		if len(c.Runs) != 1 || c.Holding() != 1 {
+			t.Errorf("pg-tx: %s", c.Sentence())
+			continue
+		}
+		a, b := c.Runs[0].Attempts[0], c.Runs[0].Attempts[1]
+		if a.Status != 0 || !strings.Contains(a.Err, "its process was killed as the request reached "+strings.TrimPrefix(c.Case, "kill@")) ||
+			b.Status < 200 || b.Status >= 300 {
+			t.Errorf("%s: A %d (%s), B %d; want A killed unanswered, B answered", c.Case, a.Status, a.Err, b.Status)
+		}
+	}
+	at, err := explore.ParseCase("kill@after-commit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Cases = []explore.Case{at}
+	res, err = r.Explore(ctx, "memory", spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := res[0].Failing(); len(f) != 1 || f[0].Class != string(check.DoubleCharge) {
+		t.Errorf("memory, killed after the commit: %s", res[0].Sentence())
+	}
+}

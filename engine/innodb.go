@@ -179,3 +179,35 @@ func warmSQL(ctx context.Context, db *sql.DB, n int) error {
 	}
 	return nil
 }
+
+// awaitNoTransaction waits, at most d, until no other session of the
+// ledger's database has a transaction open: a killed process's session
+// is gone, what it had not committed rolled back and its locks freed.
+func (l sqlLedger) awaitNoTransaction(ctx context.Context, d time.Duration) error {
+	q := `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid() AND xact_start IS NOT NULL`
+	if l.innoDB {
+		q = `SELECT COUNT(*) FROM information_schema.innodb_trx WHERE trx_mysql_thread_id <> CONNECTION_ID()`
+	}
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	for {
+		var n int
+		var err error
+		if l.innoDB {
+			err = l.r.mysql.QueryRowContext(ctx, q).Scan(&n)
+		} else {
+			err = l.r.pool.QueryRow(ctx, q).Scan(&n)
+		}
+		switch {
+		case err != nil:
+			return fmt.Errorf("waiting for the killed process's transaction to end: %w", err)
+		case n == 0:
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the killed process's transaction was still open after %s", d)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}

@@ -73,7 +73,7 @@ func caughtBy(strategy string) string {
 func mdExplores(b *strings.Builder) {
 	b.WriteString("## Every order (explore)\n\nWhat `idemchaos explore --strategy S --case all` shows ([explore.md](explore.md)): every order of two " +
 		"requests of one key, each held at every point it reaches, under each kind of case (" + strings.Join(explore.KindNames(), ", ") +
-		"), one replica, the ietf profile. A kind not named holds in every order.\n\n")
+		"), one replica (kill: a second, the process that replaces the killed one), the ietf profile. A kind not named holds in every order.\n\n")
 	b.WriteString("| strategy | what some order shows |\n|---|---|\n")
 	for _, s := range design.Catalog() {
 		var parts []string

@@ -154,6 +154,8 @@ func exploreCaseOf(res explore.Result, target string) exploreCase {
 		p.NoLattice = fmt.Sprintf("The lattice is drawn for two requests; this exploration scheduled %d: its orders are listed below.", res.Requests)
 	case len(res.Runs) == 0:
 		p.NoLattice = "No order could be run: there is no lattice of orders to draw."
+	case strings.HasPrefix(res.Case, "kill@"):
+		p.NoLattice = "A's process dies at the point and B, its retry, runs alone after it: one order, no lattice to draw."
 	default:
 		p.NoLattice = "One order was run (a replay): there is no lattice of orders to draw."
 	}

@@ -303,3 +303,13 @@ func TestExploreHTMLShowsTheProbe(t *testing.T) {
 		t.Error("the page does not say what the probe got")
 	}
 }
+
+// TestExploreHTMLKill: a kill case has one order (A dies, B runs alone
+// after it), and the page says so rather than calling it a replay.
+func TestExploreHTMLKill(t *testing.T) {
+	res := checkThenAct()
+	res.Case, res.Runs = "kill@after-commit", res.Runs[:1]
+	if page := explorePage(t, res); !strings.Contains(page, "B, its retry, runs alone after it") || strings.Contains(page, "(a replay)") {
+		t.Error("a kill case's page does not say why it has one order")
+	}
+}

@@ -31,10 +31,21 @@ type Kind struct {
 	// land on a link every execution shares: such cases run one
 	// execution at a time.
 	Cut api.Action
+	// Kill: A's process is killed as A reaches the case's point: every
+	// store connection it had dies with it (what it had not committed is
+	// rolled back) and its memory too; the others are its client's
+	// retries, sent once A is dead, to the process that replaced it, on
+	// the same stores. Kills share the stores' links like cuts: such cases
+	// run one execution at a time.
+	Kill bool
 }
 
 // AtPoints says whether the kind strikes at a point, a case per point.
-func (k Kind) AtPoints() bool { return k.Lost || k.Cut != "" }
+func (k Kind) AtPoints() bool { return k.Lost || k.Cut != "" || k.Kill }
+
+// Shares says whether the kind's executions strike something every
+// execution shares (a store link), so that they run one at a time.
+func (k Kind) Shares() bool { return k.Cut != "" || k.Kill }
 
 // The kinds, one definition each.
 var kinds = []Kind{
@@ -43,6 +54,7 @@ var kinds = []Kind{
 	{Name: "lost-reply", Doc: "A's answer is lost once A passed the point (or its answer itself); B is its client's retry", Lost: true},
 	{Name: "pg-cut", Doc: "A's link to its SQL store is cut at the point until A is answered; B is the retry after", Cut: api.PGCut},
 	{Name: "redis-cut", Doc: "A's link to Redis is cut at the point until A is answered; B is the retry after", Cut: api.RedisCut},
+	{Name: "kill", Doc: "A's process is killed at the point, its store connections and memory with it; B is the retry, to the process restarted", Kill: true},
 }
 
 // Kinds lists the kinds of case, in catalog order.
@@ -95,6 +107,8 @@ func ParseCase(s string) (Case, error) {
 		return Case{Kind: k, At: Every}, nil
 	case at != "" && !k.AtPoints():
 		return Case{}, fmt.Errorf("case %q: %s strikes at no point", s, name)
+	case at == Answer && !k.Lost:
+		return Case{}, fmt.Errorf("case %q: %s strikes at a failpoint, not at the answer", s, name)
 	case at != "" && at != Answer:
 		if _, err := api.ParsePoint(at); err != nil {
 			return Case{}, fmt.Errorf("case %q: %v", s, err)

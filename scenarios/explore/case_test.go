@@ -131,3 +131,27 @@ func TestSentenceAndLattice(t *testing.T) {
 		t.Errorf("lattice %+v", l.Nodes)
 	}
 }
+
+// TestKillCases: a kill strikes at every point a request passes alone,
+// never at its answer (a process killed after answering killed nothing
+// of the request's), and shares the stores' links like a cut.
+func TestKillCases(t *testing.T) {
+	k, err := LookupKind("kill")
+	if err != nil {
+		t.Fatal(err)
+	}
+	points := []string{"after-check", "after-claim", "before-commit", "after-commit"}
+	var got []string
+	for _, c := range k.Expand(points) {
+		got = append(got, c.Name())
+	}
+	if want := []string{"kill@after-check", "kill@after-claim", "kill@before-commit", "kill@after-commit"}; !slices.Equal(got, want) || !k.Shares() {
+		t.Errorf("kill expands to %v (shares %v); want %v, shared", got, k.Shares(), want)
+	}
+	if _, err := ParseCase("kill@answer"); err == nil {
+		t.Error("kill@answer parsed")
+	}
+	if lost, _ := LookupKind("lost-reply"); lost.Shares() {
+		t.Error("a lost reply strikes nothing shared, yet runs one at a time")
+	}
+}

@@ -30,6 +30,7 @@ var NoLayer = Info{Name: "none", Mechanism: "no idempotency layer", Flaw: "every
 		"mismatch":   {"double_charge", "mismatch_executed"},
 		"lost-reply": {"double_charge"},
 		"pg-cut":     {"double_charge", "replay_mismatch"},
+		"kill":       {"double_charge"},
 	},
 	NeverShows: Declared{"business-refusal": {"double_charge"}},
 	Demos:      []string{"dropped-response", "missing-key", "retry-storm"},
@@ -47,7 +48,11 @@ var Memory = Info{Name: "memory", Mechanism: "per-replica in-process map: claim,
 		"db-fault-after-commit": {"double_charge"},
 		"business-refusal":      {"refusal_not_replayed"},
 	},
-	Demos: []string{"replica-fanout"},
+	// Explored on one process every order holds; a process killed after
+	// the commit takes the key's record with it, and the retry, on the
+	// process that replaced it, charges again.
+	Explores: Declared{"kill": {"double_charge"}},
+	Demos:    []string{"replica-fanout"},
 }
 
 var RedisGetset = Info{Name: "redis-getset", Mechanism: "GET key; if absent charge in Postgres, then SET the response",
@@ -68,6 +73,7 @@ var RedisGetset = Info{Name: "redis-getset", Mechanism: "GET key; if absent char
 		"mismatch":   {"double_charge", "mismatch_executed", "store_desync"},
 		"lost-reply": {"double_charge", "store_desync"},
 		"redis-cut":  {"double_charge", "replay_mismatch", "store_desync"},
+		"kill":       {"double_charge", "store_desync"},
 	},
 	Demos: []string{"concurrent-duplicates", "forced-race", "client-timeout-retry"},
 }
@@ -85,6 +91,7 @@ var RedisSetnx = Info{Name: "redis-setnx", Mechanism: "SET NX EX claim, charge i
 	},
 	Explores: Declared{
 		"redis-cut": {"double_charge", "store_desync"},
+		"kill":      {"double_charge", "store_desync"},
 	},
 	Demos: []string{"redis-fault-after-commit", "db-fault-after-commit", "slow-charge", "key-expiry", "redis-failover"},
 }
@@ -101,6 +108,7 @@ var RedisSticky = Info{Name: "redis-sticky", Mechanism: "as redis-setnx, but the
 	Explores: Declared{
 		"pg-cut":    {"stuck_key"},
 		"redis-cut": {"store_desync", "stuck_key"},
+		"kill":      {"store_desync", "stuck_key"},
 	},
 	NeverShows: Declared{"db-fault-mid-request": {"double_charge"}, "db-fault-after-commit": {"double_charge"}},
 	Demos:      []string{"db-fault-mid-request"},
@@ -119,6 +127,7 @@ var RedisCacheErrors = Info{Name: "redis-cache-errors", Mechanism: "as redis-set
 	Explores: Declared{
 		"pg-cut":    {"cached_error"},
 		"redis-cut": {"double_charge", "store_desync"},
+		"kill":      {"double_charge", "store_desync"},
 	},
 	NeverShows: Declared{"db-fault-mid-request": {"double_charge"}, "db-fault-after-commit": {"double_charge"}},
 }
@@ -131,6 +140,7 @@ var PgSplitTx = Info{Name: "pg-split-tx", Mechanism: "key row committed in_progr
 	},
 	Explores: Declared{
 		"pg-cut": {"stuck_key"},
+		"kill":   {"stuck_key"},
 	},
 	NeverShows: Declared{"db-fault-mid-request": {"double_charge"}},
 }
@@ -220,6 +230,7 @@ var PgSplitDebit = Info{Name: "pg-split-debit", Mechanism: "as pg-tx, but the de
 	},
 	Explores: Declared{
 		"pg-cut": {"balance"},
+		"kill":   {"balance"},
 	},
 	NeverShows: Declared{"db-fault-mid-request": {"double_charge"}},
 }
