@@ -101,16 +101,22 @@ const (
 // execution is one order being run: its requests, each an op of one try
 // on the execution's key and account.
 type execution struct {
-	c        explore.Case
-	ops      []workload.Op
-	events   chan event
-	state    []reqState
-	hold     []string
-	release  []chan struct{}
-	atts     []history.Attempt
-	timings  []time.Duration // how long each step took to reach the next hold or answer
-	choices  int             // made so far
-	answered []int           // per request: choices made when its answer came (-1: not yet)
+	c       explore.Case
+	ops     []workload.Op
+	events  chan event
+	state   []reqState
+	hold    []string
+	release []chan struct{}
+	atts    []history.Attempt
+	timings []time.Duration // how long each step took to reach the next hold or answer
+	choices int             // made so far
+	// marked is, per request taken to wait, its step and the choices made
+	// then, if every other request was held or answered (-1: none): one
+	// that moves before another choice was slow, not waiting on another,
+	// and its step is unmarked (slow, below).
+	marked   []waitMark
+	slow     []int // the steps unmarked
+	answered []int // per request: choices made when its answer came (-1: not yet)
 	// lostAt is when A reached the case's point (a lost reply: when its
 	// client gave up); passed whether it has.
 	lostAt time.Duration
@@ -130,11 +136,15 @@ type execution struct {
 	deadDone    bool
 }
 
+// waitMark is a step taken to wait, and the choices made when it was.
+type waitMark struct{ step, choices int }
+
 // newExecution is execution n of a case: requests ops on key and
 // account, A's payload amount, another one amount+1.
 func newExecution(n, requests int, c explore.Case, key, account, currency string, amount int64) *execution {
 	x := &execution{c: c, events: make(chan event, 4*requests), state: make([]reqState, requests), hold: make([]string, requests),
-		release: make([]chan struct{}, requests), atts: make([]history.Attempt, requests), answered: make([]int, requests)}
+		release: make([]chan struct{}, requests), atts: make([]history.Attempt, requests), answered: make([]int, requests),
+		marked: make([]waitMark, requests)}
 	for r := range requests {
 		op := workload.Op{ID: n*opStride + r, Key: key, Account: account, Amount: amount, Currency: currency,
 			Group: -1, After: -1, MaxTries: 1, Tries: []workload.Try{{Replica: 0}}}
@@ -192,7 +202,7 @@ func (x *execution) run(ctx context.Context, cl *client.Client, prefix explore.O
 		ex.Steps = append(ex.Steps, explore.Step{Request: r, From: x.hold[r]})
 		x.start(ctx, cl, r)
 		if !x.awaitStep(ctx, r, bound) {
-			x.state[r] = waiting
+			x.mark(r, len(ex.Steps)-1)
 			ex.Steps[len(ex.Steps)-1].Waited = true
 		}
 		if x.anyWaiting() {
@@ -201,6 +211,9 @@ func (x *execution) run(ctx context.Context, cl *client.Client, prefix explore.O
 		last = r
 	}
 	x.abandon()
+	for _, k := range x.slow {
+		ex.Steps[k].Waited = false
+	}
 	ex.Attempts, ex.Answered = append(ex.Attempts, x.atts...), append(ex.Answered, x.answered...)
 	if x.c.Lost && x.passed && len(ex.Attempts) > 0 {
 		lose(&ex.Attempts[0], x.c.At, x.lostAt)
@@ -256,8 +269,25 @@ func (x *execution) start(ctx context.Context, cl *client.Client, r int) {
 	x.release[r] = nil
 }
 
+// mark takes request r, released at step k, to wait on another. Only a
+// request that cannot be blocked by another can be unmarked: every other
+// is parked by the scheduler or answered, so none is doing work it could
+// wait on.
+func (x *execution) mark(r, k int) {
+	x.state[r], x.marked[r] = waiting, waitMark{step: k, choices: -1}
+	for o, s := range x.state {
+		if o != r && s != held && s != done {
+			return
+		}
+	}
+	x.marked[r].choices = x.choices
+}
+
 // handle applies an event.
 func (x *execution) handle(e event) {
+	if m := x.marked[e.r]; x.state[e.r] == waiting && m.choices >= 0 && m.choices == x.choices {
+		x.slow = append(x.slow, m.step) // it moved with every other still parked: it was slow, not waiting
+	}
 	if x.c.Kill && e.r == 0 && (x.dead || !e.done && e.hold == x.c.At) {
 		x.handleDead(e)
 		return
