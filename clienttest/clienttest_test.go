@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemchaos/idemchaos/clienttest"
 	"github.com/idemchaos/idemchaos/scenarios"
-	"github.com/idemchaos/idemchaos/scenarios/clienttest"
 )
 
 func TestMain(m *testing.M) { os.Exit(clienttest.Main(m)) }

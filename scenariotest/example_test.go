@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/idemchaos/idemchaos/scenarios/scenariotest"
+	"github.com/idemchaos/idemchaos/scenariotest"
 )
 
 // shop is a tiny payment service, the kind a team tests: POST /v1/charges
