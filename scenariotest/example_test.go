@@ -13,9 +13,14 @@ import (
 
 // shop is a tiny payment service, the kind a team tests: POST /v1/charges
 // with an Idempotency-Key, and a ledger in memory. With idempotent false it
-// charges every request, as a service without the pattern does.
+// charges every request, as a service without the pattern does; with racy
+// it checks the key, charges, then records the key: check-then-act. It
+// tells the harness where it is (scenariotest.At): after its key check,
+// before and after its charge, which costs nothing outside a run with
+// Failpoints.
 type shop struct {
 	idempotent bool
+	racy       bool
 	mu         sync.Mutex
 	charges    []scenariotest.Charge
 	keys       map[string]*entry
@@ -28,6 +33,14 @@ type entry struct {
 }
 
 func newShop(idempotent bool) *shop { return &shop{idempotent: idempotent, keys: map[string]*entry{}} }
+
+// newRacyShop is a shop whose key check and record are two steps, with the
+// charge between them.
+func newRacyShop() *shop {
+	s := newShop(true)
+	s.racy = true
+	return s
+}
 
 func (s *shop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var req struct {
@@ -47,10 +60,13 @@ func (s *shop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !s.claim(w, key, body) {
 			return
 		}
+		scenariotest.At(r.Context(), scenariotest.AfterCheck, key)
 	}
+	scenariotest.At(r.Context(), scenariotest.BeforeCommit, key)
 	answer := s.charge(key, req.Account, req.Amount)
+	scenariotest.At(r.Context(), scenariotest.AfterCommit, key)
 	if s.idempotent {
-		s.complete(key, answer)
+		s.complete(key, body, answer)
 	}
 	w.WriteHeader(http.StatusCreated)
 	_, _ = w.Write(answer)
@@ -58,7 +74,9 @@ func (s *shop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // claim takes key for this request, or answers from the key's entry. The
 // lock is never held while the payment runs: a duplicate of a request in
-// flight gets 409 at once instead of waiting for it.
+// flight gets 409 at once instead of waiting for it. A racy shop only
+// looks: the key is recorded once charged (complete), so a duplicate that
+// checks in between finds it free too.
 func (s *shop) claim(w http.ResponseWriter, key, body string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -66,7 +84,9 @@ func (s *shop) claim(w http.ResponseWriter, key, body string) bool {
 		s.replay(w, e, body)
 		return false
 	}
-	s.keys[key] = &entry{body: body}
+	if !s.racy {
+		s.keys[key] = &entry{body: body}
+	}
 	return true
 }
 
@@ -81,10 +101,15 @@ func (s *shop) charge(key, account string, amount int64) []byte {
 }
 
 // complete stores the answer of key's request for its retries.
-func (s *shop) complete(key string, answer []byte) {
+func (s *shop) complete(key, body string, answer []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.keys[key].done, s.keys[key].answer = true, answer
+	e := s.keys[key]
+	if e == nil { // a racy shop records the key only now
+		e = &entry{body: body}
+		s.keys[key] = e
+	}
+	e.done, e.answer = true, answer
 }
 
 func (s *shop) replay(w http.ResponseWriter, e *entry, body string) {

@@ -27,6 +27,8 @@ const maxReplica = 1024
 // target's strategy would evaluate the point in process. A request's "end"
 // call ends it on Set (its faults heal); one that never sends it is ended
 // EndAfter after its first call, and every open request is ended on Close.
+// The calls of a handler in the same process, through a Client with
+// InProcess, are carried out the same way, off the wire.
 type Server struct {
 	Set *failpoint.Set
 	// MaxHold bounds how long one call is held (default and at most MaxHold).
