@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
@@ -179,4 +180,42 @@ func Example() {
 	// dropped-response: pass, 0 findings
 	// payload-mismatch: pass, 0 findings
 	// missing-key: pass, 0 findings
+}
+
+// Explore runs every order of two requests of one key against a handler
+// that calls its points (scenariotest.At, with Target.Failpoints), each
+// request held at every point, and returns what each case proved: here
+// the racy shop's check-then-act window, and its shortest failing order,
+// A's steps and B's in two columns.
+func ExampleExplore() {
+	shop := newRacyShop()
+	target := scenariotest.Target{Handler: shop, Ledger: scenariotest.LedgerFunc(shop.ledger),
+		LedgerInfo: scenariotest.LedgerInfo{ChargeIDs: true}, Failpoints: true}
+	res, err := scenariotest.Explore(context.Background(), target, "duplicate")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r := res[0]
+	fmt.Println(r.Sentence())
+	fmt.Printf("%d orders run, %d hold\n", len(r.Runs), r.Holding())
+	if failing := r.Failing(); len(failing) > 0 {
+		fmt.Printf("the shortest failing order, %s: %v\n", failing[0].Order, failing[0].Outcome.Anomalies)
+		for _, line := range strings.Split(failing[0].Columns(r.Requests), "\n") {
+			fmt.Println(strings.TrimRight(line, " "))
+		}
+	}
+	// Output:
+	// go-test, duplicate (2 requests, every order): double_charge in 68 of 70 orders
+	// 70 orders run, 2 hold
+	// the shortest failing order, AAABABBB: [double_charge replay_mismatch]
+	// A                     B
+	// send
+	// after-check
+	// before-commit
+	//                       send
+	// after-commit
+	//                       after-check
+	//                       before-commit
+	//                       after-commit
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -78,6 +79,59 @@ func TestForcedRaceWithoutPoints(t *testing.T) {
 	}
 	if res.Verdict != scenarios.Inconclusive || !strings.Contains(strings.Join(res.Assumptions, "; "), "Target.Failpoints: the target never called a point") {
 		t.Errorf("verdict %s, %v; want inconclusive: the target never called a point", res.Verdict, res.Assumptions)
+	}
+}
+
+// TestExploreInProcess: every order of two requests of a key, each held
+// at the handler's points: the racy shop double charges in every order but
+// the two where one request is over before the other is sent, the first
+// of the shortest the duplicate's key check after A's charge, before A
+// records the key; the shop with a claim holds in every one.
+func TestExploreInProcess(t *testing.T) {
+	res, err := scenariotest.Explore(t.Context(), withPoints(newRacyShop()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 1 || len(res[0].Runs) == 0 {
+		t.Fatalf("racy shop: %d cases; want the duplicate case, with its orders", len(res))
+	}
+	r := res[0]
+	failing := r.Failing()
+	if len(failing) == 0 || !slices.Contains(failing[0].Outcome.Anomalies, check.DoubleCharge) {
+		t.Fatalf("racy shop: %s; want double_charge in some order", r.Sentence())
+	}
+	if held := len(r.Runs) - len(failing); held != 2 || r.Holding() != 2 {
+		t.Errorf("racy shop: %s; want every order failing but the 2 that run one request after the other", r.Sentence())
+	}
+	if got, want := failing[0].Order.String(), "AAABABBB"; got != want {
+		t.Errorf("racy shop: the shortest failing order %s, want %s (B checks the key between A's charge and its record)\n%s",
+			got, want, failing[0].Columns(r.Requests))
+	}
+	t.Log(r.Sentence())
+	res, err = scenariotest.Explore(t.Context(), withPoints(newShop(true)), "duplicate", "mismatch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if len(r.Runs) == 0 || r.Holding() != len(r.Runs) || len(r.Errors) > 0 {
+			t.Errorf("shop with a claim: %s; want every order holding", r.Sentence())
+		}
+		t.Log(r.Sentence())
+	}
+}
+
+// TestExploreNeedsPoints: Explore says what it needs of a target without
+// Failpoints, and fails a target that sets it but never calls a point.
+func TestExploreNeedsPoints(t *testing.T) {
+	_, err := scenariotest.Explore(t.Context(), target(newShop(true)))
+	if err == nil || !strings.Contains(err.Error(), "set Target.Failpoints") {
+		t.Errorf("err %v; want Target.Failpoints asked for", err)
+	}
+	silent := withPoints(newShop(true))
+	silent.Handler = mute{silent.Handler}
+	_, err = scenariotest.Explore(t.Context(), silent)
+	if err == nil || !strings.Contains(err.Error(), "Target.Failpoints: the target never called a point") {
+		t.Errorf("err %v; want the target never called a point", err)
 	}
 }
 

@@ -20,8 +20,10 @@
 // and the test sets Target.Failpoints. The calls are evaluated in the
 // test's process, as a built-in strategy's points are: forced-race's gate
 // holds the handler's first request after its key check until the
-// duplicate is answered, and the in-target delays fire at their points.
-// Outside such a run At costs nothing.
+// duplicate is answered, the in-target delays fire at their points, and
+// Explore runs every order of two requests of a key through the points
+// (docs/explore.md), as idemchaos explore does. Outside such a run At
+// costs nothing.
 //
 // It is a stable API: the way a team's own tests drive idemchaos.
 package scenariotest
@@ -129,8 +131,8 @@ type Target struct {
 	// Failpoints says the target calls the failpoints: a Handler calls At
 	// with its request's context at each point it passes (its calls are
 	// evaluated in the test's process), a URL's service speaks the
-	// failpoint protocol (docs/failpoints.md). forced-race needs it;
-	// without it, it says it cannot run.
+	// failpoint protocol (docs/failpoints.md). forced-race and Explore
+	// need it; without it they say they cannot run.
 	Failpoints bool
 	// Out is a directory Run and RunAll save the run in, as idemchaos run
 	// --out does: each scenario's plan, history and ledger, results.json
