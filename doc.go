@@ -11,6 +11,8 @@
 //
 //   - cmd/: the idemchaos CLI, paymentd, the payment server, and paysvc,
 //     a user's kind of payment service with a switch for its mistakes.
+//   - scenariotest and clienttest: the go test API, an entry point as the
+//     commands are (a team's tests drive the engine through it).
 //   - targets/: the system under test: targets/api (the harness-target
 //     contract), targets/strategy (the idempotency strategies) and
 //     targets/strategy/design (their pure design catalog), targets/ledger,
@@ -23,7 +25,7 @@
 //     Cell/Record/Result and Judge; with scenarios/check (the checker),
 //     scenarios/spec (the file language), scenarios/openapi (a service's
 //     OpenAPI description: its charge request and contract),
-//     scenarios/narrate and scenarios/scenariotest (the go test API).
+//     and scenarios/narrate.
 //   - engine/: all the I/O: deployment, a user's service, the pipeline,
 //     pool, sessions, soak and bench; engine/conform (the conformance run),
 //     engine/compare (bench --compare) and engine/shrink.

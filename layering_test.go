@@ -15,7 +15,8 @@ import (
 // The engine (engine/...) does the I/O of the first line and fills the
 // records of package results; the renderers (reports) read those records.
 // Both sit above results and the catalogs (scenarios, conformance), and
-// neither sees the other.
+// neither sees the other. The entry points (the commands and the go test
+// API) sit above both: they start runs and show them.
 //
 // Each rule below forbids an edge that would let data (or control) flow
 // against that direction. Paths in rules are relative to the module;
@@ -58,6 +59,12 @@ var ioModules = []string{
 	"github.com/rs/zerolog",
 	"github.com/ory/dockertest",
 }
+
+// entryPoints are where a run starts: the commands, and the go test API
+// (scenariotest, clienttest: a team's own tests drive the engine through
+// them, and scenariotest renders what failed as test errors). They sit at
+// the top of the flow, above both the engine and the renderers.
+var entryPoints = []string{"cmd/...", "scenariotest", "clienttest"}
 
 var rules = []rule{
 	// The targets are the bottom of the flow (clients -> targets ->
@@ -120,7 +127,7 @@ var rules = []rule{
 		name:   "only-entry-points-run",
 		kind:   noImport,
 		from:   []string{"..."},
-		except: []string{"engine/...", "scenarios/scenariotest", "scenarios/clienttest", "cmd/..."},
+		except: append([]string{"engine/..."}, entryPoints...),
 		forbid: []string{"engine/..."},
 	},
 	// The run's records sit below both the engine that fills them and the
@@ -130,7 +137,7 @@ var rules = []rule{
 		name:   "results-below-engine-and-renderers",
 		kind:   noImport,
 		from:   []string{"results/..."},
-		forbid: []string{"engine/...", "reports/...", "conformance/...", "scenarios/scenariotest", "cmd/..."},
+		forbid: append([]string{"engine/...", "reports/...", "conformance/..."}, entryPoints...),
 	},
 	// The engine produces records and never renders them: what a run shows
 	// is decided by the entry point that asked for it, from the records.
@@ -147,7 +154,6 @@ var rules = []rule{
 		name:   "catalogs-below-engine-and-renderers",
 		kind:   noImport,
 		from:   []string{"scenarios/...", "conformance/..."},
-		except: []string{"scenarios/scenariotest"},
 		forbid: []string{"reports/...", "results/..."},
 		allow:  []string{"results"},
 	},
@@ -163,7 +169,7 @@ var rules = []rule{
 		name:   "only-cmd-reads-ambient",
 		kind:   noAmbient,
 		from:   []string{"..."},
-		except: []string{"cmd/...", "targets/provision/provisiontest", "scenarios/clienttest"},
+		except: []string{"cmd/...", "targets/provision/provisiontest", "clienttest"},
 	},
 	// Test support is for tests: a package of the module that imports it
 	// outside its _test.go files would ship the exception above, or a test
@@ -172,7 +178,7 @@ var rules = []rule{
 		name:   "test-support-only-in-tests",
 		kind:   noImport,
 		from:   []string{"..."},
-		forbid: []string{"targets/provision/provisiontest", "targets/strategy/strategytest", "scenarios/scenariotest", "scenarios/clienttest"},
+		forbid: []string{"targets/provision/provisiontest", "targets/strategy/strategytest", "scenariotest", "clienttest"},
 	},
 }
 
@@ -260,11 +266,18 @@ func (r rule) checkAmbient(g graph, pkg string) []string {
 // missing reports the packages a rule names exactly that the module no
 // longer has: a rule about a renamed package would otherwise pass silently.
 func (r rule) missing(g graph) []string {
+	named := slices.Concat(r.from, r.except)
+	if r.kind == noImport {
+		named = slices.Concat(named, r.forbid, r.allow)
+	}
 	var out []string
-	for _, p := range r.from {
-		if _, ok := g.imports[g.abs(p)]; !ok && !strings.Contains(p, "...") {
-			out = append(out, fmt.Sprintf("%s: names %s, which is not a package of the module", r.name, p))
+	for _, p := range named {
+		if _, ok := g.imports[g.abs(p)]; !ok && !strings.Contains(p, "...") && !slices.Contains(out, p) {
+			out = append(out, p)
 		}
+	}
+	for i, p := range out {
+		out[i] = fmt.Sprintf("%s: names %s, which is not a package of the module", r.name, p)
 	}
 	return out
 }

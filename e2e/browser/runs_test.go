@@ -12,7 +12,7 @@ import (
 	"github.com/idemchaos/idemchaos/engine"
 	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/scenarios"
-	"github.com/idemchaos/idemchaos/scenarios/scenariotest"
+	"github.com/idemchaos/idemchaos/scenariotest"
 	"github.com/idemchaos/idemchaos/sim/fault"
 	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/targets/api"

@@ -20,6 +20,11 @@ func (c *Client) Begin(ctx context.Context, header, attempt string) (_ context.C
 		return ctx, func() {}
 	}
 	st := &request{client: c, url: u, attempt: attempt}
+	if c.InProcess {
+		if srv, replica, ok := localServer(u); ok {
+			st.local, st.replica = srv, replica
+		}
+	}
 	ctx = context.WithValue(ctx, stateKey{}, st)
 	return ctx, func() { st.end(ctx) }
 }

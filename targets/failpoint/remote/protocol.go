@@ -15,7 +15,9 @@
 // Service side: Middleware reads the header into the request's context; At
 // reports a point, End the end of the work (Middleware also sends it when
 // the handler returns); NewSet is a failpoint.Set whose Eval calls, as the
-// built-in strategies make them, reach the harness through At.
+// built-in strategies make them, reach the harness through At. A Client
+// with InProcess carries the calls of a handler in the harness's own
+// process (a go test's) to the harness's Server directly, off the wire.
 //
 // Harness side: Server serves the control endpoint over a failpoint.Set,
 // where the harness arms gates, tracers and injections exactly as for a

@@ -27,6 +27,8 @@ const maxReplica = 1024
 // target's strategy would evaluate the point in process. A request's "end"
 // call ends it on Set (its faults heal); one that never sends it is ended
 // EndAfter after its first call, and every open request is ended on Close.
+// The calls of a handler in the same process, through a Client with
+// InProcess, are carried out the same way, off the wire.
 type Server struct {
 	Set *failpoint.Set
 	// MaxHold bounds how long one call is held (default and at most MaxHold).
@@ -37,6 +39,8 @@ type Server struct {
 	base    string
 	srv     *http.Server
 	done    chan struct{}
+	stop    context.CancelFunc // ends the holds of in-process calls (Close)
+	stopped context.Context
 	calls   sync.WaitGroup
 	mu      sync.Mutex
 	open    map[string]*time.Timer // attempt -> its backstop end
@@ -50,7 +54,9 @@ func Listen(set *failpoint.Set) (*Server, error) {
 		return nil, fmt.Errorf("failpoint control endpoint: %w", err)
 	}
 	s := &Server{Set: set, base: "http://" + ln.Addr().String(), open: map[string]*time.Timer{}, done: make(chan struct{})}
+	s.stopped, s.stop = context.WithCancel(context.Background())
 	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 5 * time.Second}
+	local.Store(s.base, s)
 	go func() {
 		defer close(s.done)
 		_ = s.srv.Serve(ln)
@@ -65,9 +71,11 @@ func (s *Server) URL(replica int) string { return s.base + pathPrefix + strconv.
 // Close stops serving: calls still held are answered at once (their gates
 // and delays end), then every open request is ended, so its faults heal.
 func (s *Server) Close() error {
+	local.CompareAndDelete(s.base, s)
 	s.mu.Lock()
 	s.closing = true
 	s.mu.Unlock()
+	s.stop()
 	err := s.srv.Close()
 	<-s.done
 	s.calls.Wait()
@@ -109,12 +117,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	if call.Point == PointEnd {
-		s.end(call.Attempt)
-	} else {
-		s.eval(r.Context(), call, replica)
-	}
+	s.do(r.Context(), call, replica)
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// do carries out one call: an end, or a point evaluated.
+func (s *Server) do(ctx context.Context, c Call, replica int) {
+	if c.Point == PointEnd {
+		s.end(c.Attempt)
+		return
+	}
+	s.eval(ctx, c, replica)
 }
 
 // enter counts a call in, unless the Server is closing.

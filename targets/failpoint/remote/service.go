@@ -31,6 +31,12 @@ type Client struct {
 	// loopback URL is called: a request cannot make the service call out
 	// to anywhere else.
 	AllowRemote bool
+	// InProcess carries out the calls of a request whose control URL is
+	// served by a Server of this process on that Server directly, with
+	// nothing on the wire: a handler in the harness's own process (a go
+	// test's) has its points evaluated as a built-in strategy's are. A
+	// control URL no Server of this process serves is called as usual.
+	InProcess bool
 
 	init   sync.Once
 	http   *http.Client
@@ -129,6 +135,8 @@ type request struct {
 	client  *Client
 	url     string
 	attempt string
+	local   *Server // the Server of this process the calls go to (InProcess); nil: the wire
+	replica int     // the replica the control URL names, for local
 
 	mu     sync.Mutex
 	key    string
@@ -158,9 +166,19 @@ func At(ctx context.Context, p api.Point, key string) {
 		return
 	}
 	st.called, st.key = true, key
-	if !st.client.post(context.WithoutCancel(ctx), st.url, Call{Point: string(p), Key: key, Attempt: st.attempt}) {
+	if !st.call(context.WithoutCancel(ctx), Call{Point: string(p), Key: key, Attempt: st.attempt}) {
 		st.done = true // unreachable: no more calls for this request
 	}
+}
+
+// call makes one call of the request, in process or on the wire, and
+// reports whether it was answered.
+func (st *request) call(ctx context.Context, c Call) bool {
+	if st.local != nil {
+		st.local.inProcess(ctx, c, st.replica)
+		return true
+	}
+	return st.client.post(ctx, st.url, c)
 }
 
 // End reports that the work of the request of ctx is over, so the faults it
@@ -180,7 +198,7 @@ func (st *request) end(ctx context.Context) {
 		return
 	}
 	st.done = true
-	st.client.post(context.WithoutCancel(ctx), st.url, Call{Point: PointEnd, Key: st.key, Attempt: st.attempt})
+	st.call(context.WithoutCancel(ctx), Call{Point: PointEnd, Key: st.key, Attempt: st.attempt})
 }
 
 // NewSet returns a failpoint.Set armed at every point with a call to At:

@@ -5,17 +5,23 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
-	"github.com/idemchaos/idemchaos/scenarios/scenariotest"
+	"github.com/idemchaos/idemchaos/scenariotest"
 )
 
 // shop is a tiny payment service, the kind a team tests: POST /v1/charges
 // with an Idempotency-Key, and a ledger in memory. With idempotent false it
-// charges every request, as a service without the pattern does.
+// charges every request, as a service without the pattern does; with racy
+// it checks the key, charges, then records the key: check-then-act. It
+// tells the harness where it is (scenariotest.At): after its key check,
+// before and after its charge, which costs nothing outside a run with
+// Failpoints.
 type shop struct {
 	idempotent bool
+	racy       bool
 	mu         sync.Mutex
 	charges    []scenariotest.Charge
 	keys       map[string]*entry
@@ -28,6 +34,14 @@ type entry struct {
 }
 
 func newShop(idempotent bool) *shop { return &shop{idempotent: idempotent, keys: map[string]*entry{}} }
+
+// newRacyShop is a shop whose key check and record are two steps, with the
+// charge between them.
+func newRacyShop() *shop {
+	s := newShop(true)
+	s.racy = true
+	return s
+}
 
 func (s *shop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var req struct {
@@ -47,10 +61,13 @@ func (s *shop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !s.claim(w, key, body) {
 			return
 		}
+		scenariotest.At(r.Context(), scenariotest.AfterCheck, key)
 	}
+	scenariotest.At(r.Context(), scenariotest.BeforeCommit, key)
 	answer := s.charge(key, req.Account, req.Amount)
+	scenariotest.At(r.Context(), scenariotest.AfterCommit, key)
 	if s.idempotent {
-		s.complete(key, answer)
+		s.complete(key, body, answer)
 	}
 	w.WriteHeader(http.StatusCreated)
 	_, _ = w.Write(answer)
@@ -58,7 +75,9 @@ func (s *shop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // claim takes key for this request, or answers from the key's entry. The
 // lock is never held while the payment runs: a duplicate of a request in
-// flight gets 409 at once instead of waiting for it.
+// flight gets 409 at once instead of waiting for it. A racy shop only
+// looks: the key is recorded once charged (complete), so a duplicate that
+// checks in between finds it free too.
 func (s *shop) claim(w http.ResponseWriter, key, body string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -66,7 +85,9 @@ func (s *shop) claim(w http.ResponseWriter, key, body string) bool {
 		s.replay(w, e, body)
 		return false
 	}
-	s.keys[key] = &entry{body: body}
+	if !s.racy {
+		s.keys[key] = &entry{body: body}
+	}
 	return true
 }
 
@@ -81,10 +102,15 @@ func (s *shop) charge(key, account string, amount int64) []byte {
 }
 
 // complete stores the answer of key's request for its retries.
-func (s *shop) complete(key string, answer []byte) {
+func (s *shop) complete(key, body string, answer []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.keys[key].done, s.keys[key].answer = true, answer
+	e := s.keys[key]
+	if e == nil { // a racy shop records the key only now
+		e = &entry{body: body}
+		s.keys[key] = e
+	}
+	e.done, e.answer = true, answer
 }
 
 func (s *shop) replay(w http.ResponseWriter, e *entry, body string) {
@@ -154,4 +180,42 @@ func Example() {
 	// dropped-response: pass, 0 findings
 	// payload-mismatch: pass, 0 findings
 	// missing-key: pass, 0 findings
+}
+
+// Explore runs every order of two requests of one key against a handler
+// that calls its points (scenariotest.At, with Target.Failpoints), each
+// request held at every point, and returns what each case proved: here
+// the racy shop's check-then-act window, and its shortest failing order,
+// A's steps and B's in two columns.
+func ExampleExplore() {
+	shop := newRacyShop()
+	target := scenariotest.Target{Handler: shop, Ledger: scenariotest.LedgerFunc(shop.ledger),
+		LedgerInfo: scenariotest.LedgerInfo{ChargeIDs: true}, Failpoints: true}
+	res, err := scenariotest.Explore(context.Background(), target, "duplicate")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r := res[0]
+	fmt.Println(r.Sentence())
+	fmt.Printf("%d orders run, %d hold\n", len(r.Runs), r.Holding())
+	if failing := r.Failing(); len(failing) > 0 {
+		fmt.Printf("the shortest failing order, %s: %v\n", failing[0].Order, failing[0].Outcome.Anomalies)
+		for _, line := range strings.Split(failing[0].Columns(r.Requests), "\n") {
+			fmt.Println(strings.TrimRight(line, " "))
+		}
+	}
+	// Output:
+	// go-test, duplicate (2 requests, every order): double_charge in 68 of 70 orders
+	// 70 orders run, 2 hold
+	// the shortest failing order, AAABABBB: [double_charge replay_mismatch]
+	// A                     B
+	// send
+	// after-check
+	// before-commit
+	//                       send
+	// after-commit
+	//                       after-check
+	//                       before-commit
+	//                       after-commit
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/targets/failpoint/remote"
 )
 
 // words turns the command line's flags, which the shared reasons and
@@ -12,9 +13,11 @@ import (
 // first, so that a flag is never taken for the start of another.
 var words = strings.NewReplacer(
 	"give --failpoints, for a service that speaks the failpoint protocol (docs/failpoints.md)",
-	"the failpoint protocol, which scenariotest does not speak: run it with idemchaos --failpoints (docs/failpoints.md)",
+	"set Target.Failpoints, with a handler that calls scenariotest.At at its points (docs/failpoints.md)",
 	"give --failpoints (docs/failpoints.md) or run the service with a slower charge",
-	"run the service with a slower charge, or with idemchaos --failpoints (docs/failpoints.md)",
+	"run the service with a slower charge, or set Target.Failpoints with a handler that calls scenariotest.At at its points (docs/failpoints.md)",
+	"--failpoints: the service never called the control URL of the "+remote.Header+" header",
+	"Target.Failpoints: the target never called a point (scenariotest.At, or the control URL of the "+remote.Header+" header)",
 	"give --topup-path (and --topup-body)", "set Target.TopUp (its Path and Body)",
 	"--toxiproxy-url and --postgres-proxy NAME", "Target.Toxiproxy and Target.PostgresProxy",
 	"--toxiproxy-url and --redis-proxy NAME", "Target.Toxiproxy and Target.RedisProxy",
@@ -31,7 +34,7 @@ var words = strings.NewReplacer(
 	"--body", "Target.Shape.Body",
 	"--path", "Target.Shape.Path",
 	"--allow-remote", "Target.AllowRemote",
-	"--failpoints", "the failpoint protocol",
+	"--failpoints", "Target.Failpoints",
 )
 
 // inOwnWords puts a result's reasons in the test's words.

@@ -14,6 +14,17 @@
 // (idemchaos run --target-url), with its rules: keys fresh per run, the
 // ledger read until it settles, a URL off loopback refused unless allowed.
 //
+// A handler can give the harness its internals: it calls At with its
+// request's context at each point it passes (after its key check, after
+// its claim, before and after its commit, before it stores the answer),
+// and the test sets Target.Failpoints. The calls are evaluated in the
+// test's process, as a built-in strategy's points are: forced-race's gate
+// holds the handler's first request after its key check until the
+// duplicate is answered, the in-target delays fire at their points, and
+// Explore runs every order of two requests of a key through the points
+// (docs/explore.md), as idemchaos explore does. Outside such a run At
+// costs nothing.
+//
 // It is a stable API: the way a team's own tests drive idemchaos.
 package scenariotest
 
@@ -23,6 +34,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/idemchaos/idemchaos/engine"
@@ -116,6 +128,12 @@ type Target struct {
 	// []string{"created"}}. ReplayBytes asks for byte for byte instead.
 	Replay      ReplayCompare
 	ReplayBytes bool
+	// Failpoints says the target calls the failpoints: a Handler calls At
+	// with its request's context at each point it passes (its calls are
+	// evaluated in the test's process), a URL's service speaks the
+	// failpoint protocol (docs/failpoints.md). forced-race and Explore
+	// need it; without it they say they cannot run.
+	Failpoints bool
 	// Out is a directory Run and RunAll save the run in, as idemchaos run
 	// --out does: each scenario's plan, history and ledger, results.json
 	// and report.html, the HTML report (idemchaos check and report read
@@ -174,31 +192,11 @@ type outcome struct {
 // moved out), and saves the run in out when given. Reasons are in the
 // test's words, each result's repro too.
 func (t Target) run(ctx context.Context, names []string, out string) (outcome, error) {
-	url, stop, err := t.serve()
+	svc, e, closeAll, err := t.open()
 	if err != nil {
 		return outcome{}, err
 	}
-	defer stop()
-	toxi, err := fault.Embedded()
-	if err != nil {
-		return outcome{}, err
-	}
-	defer toxi.Close()
-	var stores *fault.Toxiproxy
-	if t.Toxiproxy != "" {
-		if stores, err = fault.External(t.Toxiproxy); err != nil {
-			return outcome{}, err
-		}
-	}
-	e, err := t.external(url)
-	if err != nil {
-		return outcome{}, err
-	}
-	svc, err := engine.NewService(e, toxi, stores, t.Ledger, engine.LedgerInfo(t.LedgerInfo))
-	if err != nil {
-		return outcome{}, err
-	}
-	defer svc.Close()
+	defer closeAll()
 	seed := max(t.Seed, 1)
 	cells := make([]scenarios.Cell, len(names))
 	for i, name := range names {
@@ -217,6 +215,49 @@ func (t Target) run(ctx context.Context, names []string, out string) (outcome, e
 		o.results[i] = inOwnWords(r)
 	}
 	return o, save(out, o, started)
+}
+
+// open serves the target, when it is a handler, and opens it as the
+// engine's service, with the embedded Toxiproxy in front of it and the
+// store proxies it names; closeAll closes all of it.
+func (t Target) open() (_ *engine.Service, _ scenarios.External, closeAll func(), err error) {
+	var closers []func()
+	all := func() {
+		for _, c := range slices.Backward(closers) {
+			c()
+		}
+	}
+	defer func() {
+		if err != nil {
+			all()
+		}
+	}()
+	url, stop, err := t.serve()
+	if err != nil {
+		return nil, scenarios.External{}, nil, err
+	}
+	closers = append(closers, stop)
+	toxi, err := fault.Embedded()
+	if err != nil {
+		return nil, scenarios.External{}, nil, err
+	}
+	closers = append(closers, func() { toxi.Close() })
+	var stores *fault.Toxiproxy
+	if t.Toxiproxy != "" {
+		if stores, err = fault.External(t.Toxiproxy); err != nil {
+			return nil, scenarios.External{}, nil, err
+		}
+	}
+	e, err := t.external(url)
+	if err != nil {
+		return nil, e, nil, err
+	}
+	svc, err := engine.NewService(e, toxi, stores, t.Ledger, engine.LedgerInfo(t.LedgerInfo))
+	if err != nil {
+		return nil, e, nil, err
+	}
+	closers = append(closers, func() { svc.Close() })
+	return svc, e, all, nil
 }
 
 // runCells runs the cells that can run against the service.
@@ -253,7 +294,7 @@ func (t Target) external(url string) (scenarios.External, error) {
 	return scenarios.External{Name: "go-test", URLs: []string{url}, Shape: shape, LedgerQuery: "(go test ledger)",
 		Accounts: t.Accounts, Currency: t.Currency, ClaimTimeout: claim, KeyTTL: t.KeyTTL, TopUp: t.TopUp, AllowRemote: t.AllowRemote,
 		Toxiproxy: t.Toxiproxy, PostgresProxy: t.PostgresProxy, RedisProxy: t.RedisProxy,
-		DynamoDBProxy: t.DynamoDBProxy, Replay: replay}, err
+		DynamoDBProxy: t.DynamoDBProxy, Replay: replay, Failpoints: t.Failpoints}, err
 }
 
 // shape is the request the service expects: Shape, filled in from the
@@ -291,7 +332,11 @@ func (t Target) serve() (string, func(), error) {
 	if err != nil {
 		return "", nil, err
 	}
-	srv := &http.Server{Handler: t.Handler, ReadHeaderTimeout: 5 * time.Second}
+	h := t.Handler
+	if t.Failpoints {
+		h = withPoints(h)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	stop := func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

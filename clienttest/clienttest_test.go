@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemchaos/idemchaos/clienttest"
 	"github.com/idemchaos/idemchaos/scenarios"
-	"github.com/idemchaos/idemchaos/scenarios/clienttest"
 )
 
 func TestMain(m *testing.M) { os.Exit(clienttest.Main(m)) }
@@ -112,7 +112,7 @@ func TestCommandClient(t *testing.T) {
 	if err != nil {
 		t.Fatalf("this test needs Node (apt-get install nodejs): %v", err)
 	}
-	script, _ := filepath.Abs(filepath.Join("..", "..", "examples", "clients", "fetch-client.mjs"))
+	script, _ := filepath.Abs(filepath.Join("..", "examples", "clients", "fetch-client.mjs"))
 	rs := clienttest.Run(t, clienttest.Command(node, script), clienttest.Seeds(4), clienttest.Shape("stripe"))
 	if len(rs) != 1 || rs[0].Verdict != scenarios.Pass || rs[0].Scenario != "client/stripe" {
 		t.Fatalf("%+v", rs)

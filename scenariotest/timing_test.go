@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/idemchaos/idemchaos/scenarios"
-	"github.com/idemchaos/idemchaos/scenarios/scenariotest"
+	"github.com/idemchaos/idemchaos/scenariotest"
 )
 
 // slowShop is an idempotent shop whose charge takes chargeTime. With a

@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/idemchaos/idemchaos/scenarios"
-	"github.com/idemchaos/idemchaos/scenarios/scenariotest"
+	"github.com/idemchaos/idemchaos/scenariotest"
 	"github.com/idemchaos/idemchaos/sim/history"
 )
 
@@ -216,7 +216,7 @@ func TestByteDriftIsADeviation(t *testing.T) {
 // description; a description whose key header the shop does not read
 // sends every request without a key, and the run cannot pass.
 func TestShapeFromOpenAPI(t *testing.T) {
-	const spec = "../../examples/openapi/paymentd.yaml"
+	const spec = "../examples/openapi/paymentd.yaml"
 	tg := target(newShop(true))
 	tg.OpenAPI = spec
 	if res, err := scenariotest.Check(t.Context(), tg, "dropped-response"); err != nil || res.Verdict != scenarios.Pass {
