@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -68,7 +69,9 @@ func (p Profile) InFlightSet() Statuses {
 
 // IsInFlight reports whether status is one the profile answers a duplicate
 // in flight.
-func (p Profile) IsInFlight(status int) bool { return p.InFlightSet().Has(status) }
+func (p Profile) IsInFlight(status int) bool {
+	return status == p.InFlightStatus() || slices.Contains(p.InFlightAlso, status)
+}
 
 // MismatchSet is every status of a key reused with another payload,
 // Mismatch first; empty when a profile leaves Mismatch unset.
@@ -81,7 +84,9 @@ func (p Profile) MismatchSet() Statuses {
 
 // IsMismatch reports whether status is one the profile answers a key
 // reused with another payload.
-func (p Profile) IsMismatch(status int) bool { return p.MismatchSet().Has(status) }
+func (p Profile) IsMismatch(status int) bool {
+	return p.Mismatch != 0 && (status == p.Mismatch || slices.Contains(p.MismatchAlso, status))
+}
 
 // IETF follows draft-ietf-httpapi-idempotency-key-header plus "never cache a 5xx".
 var IETF = Profile{Name: "ietf", MissingKey: 400, InFlight: 409, Mismatch: 422}
