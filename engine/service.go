@@ -211,7 +211,7 @@ func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	attempts, topUps, stages := runStagesWhile(ctx, cl, plan, r.fund(fr), nil, since, powered(c, sc, since))
 	plan = plan.FirstStages(stages)
 	var probes []history.Attempt
-	probes, obs.History.Quiesced, err = afterTraffic(ctx, cl, sc, plan, attempts, r.heal, since, c.ClaimTTL, c.Profile.InFlight)
+	probes, obs.History.Quiesced, err = afterTraffic(ctx, cl, sc, plan, attempts, r.heal, since, c.ClaimTTL, c.Profile)
 	attempts = append(attempts, probes...)
 	if err == nil && ctx.Err() == nil && len(hold.Ops) > 0 {
 		attempts = append(attempts, holdProbes(ctx, cl, hold)...)
