@@ -15,7 +15,11 @@ func (s Statuses) Has(status int) bool { return slices.Contains(s, status) }
 
 // String names the set as a sentence does: "409", "409 or 425",
 // "409, 425 or 429".
-func (s Statuses) String() string {
+func (s Statuses) String() string { return s.Names(strconv.Itoa) }
+
+// Names names the set as String does, each status as name gives it
+// ("409 Conflict or 425 Too Early").
+func (s Statuses) Names(name func(int) string) string {
 	var b strings.Builder
 	for i, st := range s {
 		switch {
@@ -25,7 +29,7 @@ func (s Statuses) String() string {
 		default:
 			b.WriteString(", ")
 		}
-		b.WriteString(strconv.Itoa(st))
+		b.WriteString(name(st))
 	}
 	return b.String()
 }
