@@ -178,7 +178,8 @@ func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	d.trace.armLeave(d.failpoints) // after the gate and the injections: what they held is recorded
 	repl.watch()
 	heal := func() error { return errors.Join(repl.heal(), d.heal()) }
-	cl := client.New(client.Config{Routes: d.route, Seed: c.Seed, Since: since, Policy: sc.Policy, Around: gateAround(d.gate)})
+	cl := client.New(client.Config{Routes: d.route, Seed: c.Seed, Since: since, Policy: sc.Policy, Around: gateAround(d.gate),
+		InFlight: c.Profile.InFlightSet()})
 	attempts, topUps := runStages(ctx, cl, plan, sl.fund, fo.events(since), since)
 	var probes []history.Attempt
 	probes, obs.History.Quiesced, err = afterTraffic(ctx, cl, sc, plan, attempts, heal, since, c.ClaimTTL, c.Profile)

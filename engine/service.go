@@ -193,7 +193,8 @@ func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	since := func() time.Duration { return time.Since(t0) }
 	var injected atomic.Int64
 	cuts := &cutLog{}
-	cfg := client.Config{Routes: fr.route, Seed: c.Seed, Since: since, Policy: c.ClientPolicy(sc), Shape: r.target.Shape}
+	cfg := client.Config{Routes: fr.route, Seed: c.Seed, Since: since, Policy: c.ClientPolicy(sc), Shape: r.target.Shape,
+		InFlight: c.Profile.InFlightSet()}
 	var fp *serviceFailpoints
 	if r.target.Failpoints { // the service fires the faults at its points
 		if fp, err = r.armFailpoints(sc, withOps(plan, hold.Ops), since, cuts); err != nil {
