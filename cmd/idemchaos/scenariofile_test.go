@@ -69,3 +69,29 @@ func TestProfileFile(t *testing.T) {
 		t.Errorf("unknown profile name: exit %d, want 2", o.code)
 	}
 }
+
+// TestProfileFileStatusSetsRejected: a profile file whose status set is
+// empty, holds a word or a status outside 4xx, or gives one twice is one
+// line naming the field (and the item), exit 2, for run as for lint.
+func TestProfileFileStatusSetsRejected(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p.yaml")
+	for body, want := range map[string]string{
+		"name: mine\nin_flight: []\n":           "in_flight: want at least one 4xx status, got an empty list (line 2)",
+		"name: mine\nin_flight: [409, soon]\n":  `in_flight[1]: want a 4xx status, got "soon" (line 2)`,
+		"name: mine\nmismatch: [422, 600]\n":    "mismatch: 600 is not a 4xx status",
+		"name: mine\nmismatch: [99]\n":          "mismatch: 99 is not a 4xx status",
+		"name: mine\nin_flight: [409, 409]\n":   "in_flight: 409 is given twice",
+		"name: mine\nmismatch: {status: 422}\n": "mismatch: want a 4xx status or a list of them, got a mapping (line 2)",
+	} {
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		line := "--profile: profile file " + path + ": " + want
+		for _, args := range [][]string{{"lint", "--openapi", paymentdSpec}, {"run", "--strategy", "pg-tx", "--scenario", "concurrent-duplicates"}} {
+			o := cliEnv(t, nil, append(args, "--profile", path)...)
+			if o.code != exitUsage || !strings.Contains(o.stderr, line) || strings.Count(strings.TrimSpace(o.stderr), "\n") > 0 {
+				t.Errorf("%s, %q: exit %d, stderr %q; want exit 2, one line with %q", args[0], body, o.code, o.stderr, line)
+			}
+		}
+	}
+}
