@@ -70,6 +70,45 @@ func TestProfileFile(t *testing.T) {
 	}
 }
 
+// TestProfileFileStatusSetBuiltIn: under a profile file whose in-flight
+// set starts with 425, a built-in strategy answers a duplicate in flight
+// 425 (the first of the set), the client retries it, and pg-tx passes
+// concurrent-duplicates and forced-race, its gate forced through the
+// failpoints.
+func TestProfileFileStatusSetBuiltIn(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "early.yaml")
+	if err := os.WriteFile(path, []byte("name: early\nin_flight: [425, 409]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range []string{"concurrent-duplicates", "forced-race"} {
+		out := filepath.Join(t.TempDir(), "run")
+		o := cli(t, "run", "--quiet", "--strategy", "pg-tx", "--scenario", sc, "--seed", "1", "--profile", path, "--out", out)
+		if o.code != exitPass {
+			t.Errorf("%s: exit %d, want 0\n%s\n%s", sc, o.code, o.stdout, o.stderr)
+			continue
+		}
+		_, h := savedCellOf(t, out, "pg-tx", sc, 1)
+		early, retried := 0, 0
+		for _, a := range h.Attempts {
+			switch {
+			case a.Status == 409:
+				t.Errorf("%s: attempt %s got 409; pg-tx answers the set's first, 425", sc, a.ID)
+			case a.Status == 425:
+				early++
+				for _, b := range h.Attempts {
+					if b.Op == a.Op && b.Try == a.Try+1 {
+						retried++
+					}
+				}
+			}
+		}
+		t.Logf("%s: %d of %d attempts got 425, %d of them retried", sc, early, len(h.Attempts), retried)
+		if early == 0 || retried == 0 {
+			t.Errorf("%s: %d attempts got 425, %d retried: the set was not exercised", sc, early, retried)
+		}
+	}
+}
+
 // TestProfileFileStatusSetsRejected: a profile file whose status set is
 // empty, holds a word or a status outside 4xx, or gives one twice is one
 // line naming the field (and the item), exit 2, for run as for lint.

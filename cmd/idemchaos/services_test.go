@@ -402,10 +402,18 @@ func openPool(t *testing.T, dsn string) *pgxpool.Pool {
 	return pool
 }
 
-// savedCell reads the ledger the run judged and the history of a saved cell.
+// savedCell reads the ledger the run judged and the history of a saved
+// cell of a user's service.
 func savedCell(t *testing.T, out, scenario string, seed uint64) (history.Ledger, history.History) {
 	t.Helper()
-	dir := filepath.Join(out, "cells", scenarios.DefaultExternalName, scenario, fmt.Sprintf("seed-%d", seed))
+	return savedCellOf(t, out, scenarios.DefaultExternalName, scenario, seed)
+}
+
+// savedCellOf is savedCell for the cell of target (a strategy's name, or
+// a user's service's).
+func savedCellOf(t *testing.T, out, target, scenario string, seed uint64) (history.Ledger, history.History) {
+	t.Helper()
+	dir := filepath.Join(out, "cells", target, scenario, fmt.Sprintf("seed-%d", seed))
 	var l history.Ledger
 	b, err := os.ReadFile(filepath.Join(dir, rundir.LedgerFile))
 	if err == nil {
