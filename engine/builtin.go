@@ -15,6 +15,7 @@ import (
 	"github.com/idemchaos/idemchaos/sim/fault"
 	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/sim/workload"
+	"github.com/idemchaos/idemchaos/targets/api"
 	"github.com/idemchaos/idemchaos/targets/ledger"
 	"github.com/idemchaos/idemchaos/targets/provision"
 	"github.com/idemchaos/idemchaos/targets/strategy/design"
@@ -177,10 +178,11 @@ func (r *Builtin) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	d.trace.armLeave(d.failpoints) // after the gate and the injections: what they held is recorded
 	repl.watch()
 	heal := func() error { return errors.Join(repl.heal(), d.heal()) }
-	cl := client.New(client.Config{Routes: d.route, Seed: c.Seed, Since: since, Policy: sc.Policy, Around: gateAround(d.gate)})
+	cl := client.New(client.Config{Routes: d.route, Seed: c.Seed, Since: since, Policy: sc.Policy, Around: gateAround(d.gate),
+		InFlight: c.Profile.InFlightSet()})
 	attempts, topUps := runStages(ctx, cl, plan, sl.fund, fo.events(since), since)
 	var probes []history.Attempt
-	probes, obs.History.Quiesced, err = afterTraffic(ctx, cl, sc, plan, attempts, heal, since, c.ClaimTTL, c.Profile.InFlight)
+	probes, obs.History.Quiesced, err = afterTraffic(ctx, cl, sc, plan, attempts, heal, since, c.ClaimTTL, c.Profile)
 	attempts = append(attempts, probes...)
 	if err == nil && ctx.Err() == nil && len(hold.Ops) > 0 {
 		attempts = append(attempts, holdProbes(ctx, cl, hold)...)
@@ -239,7 +241,7 @@ func (l sqlLedger) fund(ctx context.Context, t workload.TopUp) scenarios.TopUpDo
 // single try bounded by the client's per-try timeout, so this is bounded by
 // the number of keys and the claim timeout.
 func afterTraffic(ctx context.Context, cl *client.Client, sc scenarios.Scenario, plan workload.Plan,
-	attempts []history.Attempt, heal func() error, since func() time.Duration, claim time.Duration, inFlight int) ([]history.Attempt, time.Duration, error) {
+	attempts []history.Attempt, heal func() error, since func() time.Duration, claim time.Duration, profile api.Profile) ([]history.Attempt, time.Duration, error) {
 	if err := heal(); err != nil {
 		return nil, 0, err
 	}
@@ -266,7 +268,7 @@ func afterTraffic(ctx context.Context, cl *client.Client, sc scenarios.Scenario,
 	probe := scenarios.ProbePlan(plan, scenarios.NextOp(plan, replay))
 	probes := cl.Run(ctx, probe)
 	out = append(out, probes...)
-	confirm := scenarios.ConfirmPlan(plan, probes, inFlight, scenarios.NextOp(plan, replay, probe))
+	confirm := scenarios.ConfirmPlan(plan, probes, profile, scenarios.NextOp(plan, replay, probe))
 	if len(confirm.Ops) == 0 || ctx.Err() != nil {
 		return out, quiesced, ctx.Err()
 	}

@@ -345,7 +345,7 @@ func (x *explorer) run(ctx context.Context, requests int, prefix explore.Order, 
 // in flight, one more request of A's key and payload, unheld, after the
 // claim timeout (and a quarter): the claim must have lapsed by then.
 func (x *explorer) probe(ctx context.Context, ex *execution, run *explore.Execution) error {
-	if _, alone := explore.Alone(*run, x.spec.Profile.InFlightStatus()); !alone {
+	if _, alone := explore.Alone(*run, x.spec.Profile); !alone {
 		return nil
 	}
 	d := x.t.claimTimeout()

@@ -193,7 +193,8 @@ func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	since := func() time.Duration { return time.Since(t0) }
 	var injected atomic.Int64
 	cuts := &cutLog{}
-	cfg := client.Config{Routes: fr.route, Seed: c.Seed, Since: since, Policy: c.ClientPolicy(sc), Shape: r.target.Shape}
+	cfg := client.Config{Routes: fr.route, Seed: c.Seed, Since: since, Policy: c.ClientPolicy(sc), Shape: r.target.Shape,
+		InFlight: c.Profile.InFlightSet()}
 	var fp *serviceFailpoints
 	if r.target.Failpoints { // the service fires the faults at its points
 		if fp, err = r.armFailpoints(sc, withOps(plan, hold.Ops), since, cuts); err != nil {
@@ -211,7 +212,7 @@ func (r *Service) execute(ctx context.Context, c scenarios.Cell, sc scenarios.Sc
 	attempts, topUps, stages := runStagesWhile(ctx, cl, plan, r.fund(fr), nil, since, powered(c, sc, since))
 	plan = plan.FirstStages(stages)
 	var probes []history.Attempt
-	probes, obs.History.Quiesced, err = afterTraffic(ctx, cl, sc, plan, attempts, r.heal, since, c.ClaimTTL, c.Profile.InFlight)
+	probes, obs.History.Quiesced, err = afterTraffic(ctx, cl, sc, plan, attempts, r.heal, since, c.ClaimTTL, c.Profile)
 	attempts = append(attempts, probes...)
 	if err == nil && ctx.Err() == nil && len(hold.Ops) > 0 {
 		attempts = append(attempts, holdProbes(ctx, cl, hold)...)

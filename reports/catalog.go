@@ -60,7 +60,7 @@ func catalogSections() []section {
 	pr := section{title: "PROFILES", labels: []string{"missing key / in flight / mismatch", "replay"}}
 	for _, n := range api.ProfileNames() {
 		p, _ := api.ProfileByName(n)
-		pr.rows = append(pr.rows, []string{p.Name, fmt.Sprintf("%s / %d / %d", missingText(p), p.InFlight, p.Mismatch), replayText(p)})
+		pr.rows = append(pr.rows, []string{p.Name, fmt.Sprintf("%s / %s / %s", missingText(p), p.InFlightSet(), p.MismatchSet()), replayText(p)})
 	}
 	return []section{st, sc, pr}
 }

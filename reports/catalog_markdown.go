@@ -122,7 +122,7 @@ func mdProfiles(b *strings.Builder) {
 	b.WriteString("| profile | missing key | in flight | another payload | replay |\n|---|---|---|---|---|\n")
 	for _, n := range api.ProfileNames() {
 		p, _ := api.ProfileByName(n)
-		fmt.Fprintf(b, "| `%s` | %s | %d | %d | %s |\n", p.Name, missingText(p), p.InFlight, p.Mismatch, mdTableText(replayText(p)))
+		fmt.Fprintf(b, "| `%s` | %s | %s | %s | %s |\n", p.Name, missingText(p), p.InFlightSet(), p.MismatchSet(), mdTableText(replayText(p)))
 	}
 	b.WriteString("\n")
 }

@@ -140,14 +140,15 @@ func ProbePlan(plan workload.Plan, next int) workload.Plan {
 func ConfirmWait(claim time.Duration) time.Duration { return max(claim+claim/4, time.Second) }
 
 // ConfirmPlan has one single-try op, numbered from next, for every key
-// whose probe (an attempt of probes) was answered inFlight or with a 5xx
+// whose probe (an attempt of probes) was answered a status of the
+// profile's in-flight set or a 5xx
 // that was not a replay: a poisoned key answers its confirming probe the
 // same way, a key that was only slow to recover (a stale pooled
 // connection failing once more, a leftover transaction still holding the
 // key's lock on a loaded machine) replays or executes. The checker judges
 // such a key on its last probe. Each op goes to the replica its probe
 // went to, with the key's reference request.
-func ConfirmPlan(plan workload.Plan, probes []history.Attempt, inFlight, next int) workload.Plan {
+func ConfirmPlan(plan workload.Plan, probes []history.Attempt, profile api.Profile, next int) workload.Plan {
 	ref := map[string]workload.Op{}
 	for _, op := range plan.Ops {
 		if _, ok := ref[op.Key]; op.Key != "" && !ok {
@@ -158,7 +159,7 @@ func ConfirmPlan(plan workload.Plan, probes []history.Attempt, inFlight, next in
 	seen := map[string]bool{}
 	for _, a := range probes {
 		op, ok := ref[a.Key]
-		if !ok || seen[a.Key] || a.Hidden || !(a.Status == inFlight || a.Status >= 500 && !a.Replayed) {
+		if !ok || seen[a.Key] || a.Hidden || !(profile.IsInFlight(a.Status) || a.Status >= 500 && !a.Replayed) {
 			continue
 		}
 		seen[a.Key] = true

@@ -8,6 +8,7 @@ import (
 
 	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/sim/workload"
+	"github.com/idemchaos/idemchaos/targets/api"
 )
 
 func TestEveryPlannedInjectionParses(t *testing.T) {
@@ -57,6 +58,7 @@ func TestConfirmPlan(t *testing.T) {
 		{ID: 3, Key: "fine", MaxTries: 3, After: -1, Group: -1},
 		{ID: 4, Key: "cached", MaxTries: 3, After: -1, Group: -1},
 		{ID: 5, Key: "refused", MaxTries: 3, After: -1, Group: -1},
+		{ID: 6, Key: "early", MaxTries: 3, After: -1, Group: -1},
 	}}
 	probes := []history.Attempt{
 		{Op: 6, Key: "busy", Status: 409, Replica: 1},
@@ -64,14 +66,22 @@ func TestConfirmPlan(t *testing.T) {
 		{Op: 8, Key: "fine", Status: 201},
 		{Op: 9, Key: "cached", Status: 503, Replayed: true},
 		{Op: 10, Key: "refused", Status: 422},
+		{Op: 11, Key: "early", Status: 425},
 	}
-	p := ConfirmPlan(plan, probes, 409, 11)
+	p := ConfirmPlan(plan, probes, api.IETF, 12)
 	want := []workload.Op{
-		{ID: 11, Key: "busy", Account: "acct-1", Amount: 700, Group: -1, After: -1, MaxTries: 1, Tries: []workload.Try{{Replica: 1}}},
-		{ID: 12, Key: "failed", Account: "acct-2", Amount: 300, Group: -1, After: -1, MaxTries: 1, Tries: []workload.Try{{Replica: 0}}},
+		{ID: 12, Key: "busy", Account: "acct-1", Amount: 700, Group: -1, After: -1, MaxTries: 1, Tries: []workload.Try{{Replica: 1}}},
+		{ID: 13, Key: "failed", Account: "acct-2", Amount: 300, Group: -1, After: -1, MaxTries: 1, Tries: []workload.Try{{Replica: 0}}},
 	}
 	if fmt.Sprint(p.Ops) != fmt.Sprint(want) {
 		t.Errorf("confirm plan\n%+v\nwant\n%+v", p.Ops, want)
+	}
+	// under a profile whose in-flight set has 425, the key answered 425 is confirmed too
+	early := api.Profile{Name: "early", InFlight: 409, InFlightAlso: []int{425}, Mismatch: 422}
+	p = ConfirmPlan(plan, probes, early, 12)
+	want = append(want, workload.Op{ID: 14, Key: "early", Group: -1, After: -1, MaxTries: 1, Tries: []workload.Try{{Replica: 0}}})
+	if fmt.Sprint(p.Ops) != fmt.Sprint(want) {
+		t.Errorf("confirm plan under %s\n%+v\nwant\n%+v", early.Name, p.Ops, want)
 	}
 	if got := ConfirmWait(250 * time.Millisecond); got != time.Second {
 		t.Errorf("ConfirmWait(250ms) = %s, want at least a second", got)

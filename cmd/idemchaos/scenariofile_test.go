@@ -69,3 +69,68 @@ func TestProfileFile(t *testing.T) {
 		t.Errorf("unknown profile name: exit %d, want 2", o.code)
 	}
 }
+
+// TestProfileFileStatusSetBuiltIn: under a profile file whose in-flight
+// set starts with 425, a built-in strategy answers a duplicate in flight
+// 425 (the first of the set), the client retries it, and pg-tx passes
+// concurrent-duplicates and forced-race, its gate forced through the
+// failpoints.
+func TestProfileFileStatusSetBuiltIn(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "early.yaml")
+	if err := os.WriteFile(path, []byte("name: early\nin_flight: [425, 409]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range []string{"concurrent-duplicates", "forced-race"} {
+		out := filepath.Join(t.TempDir(), "run")
+		o := cli(t, "run", "--quiet", "--strategy", "pg-tx", "--scenario", sc, "--seed", "1", "--profile", path, "--out", out)
+		if o.code != exitPass {
+			t.Errorf("%s: exit %d, want 0\n%s\n%s", sc, o.code, o.stdout, o.stderr)
+			continue
+		}
+		_, h := savedCellOf(t, out, "pg-tx", sc, 1)
+		early, retried := 0, 0
+		for _, a := range h.Attempts {
+			switch {
+			case a.Status == 409:
+				t.Errorf("%s: attempt %s got 409; pg-tx answers the set's first, 425", sc, a.ID)
+			case a.Status == 425:
+				early++
+				for _, b := range h.Attempts {
+					if b.Op == a.Op && b.Try == a.Try+1 {
+						retried++
+					}
+				}
+			}
+		}
+		t.Logf("%s: %d of %d attempts got 425, %d of them retried", sc, early, len(h.Attempts), retried)
+		if early == 0 || retried == 0 {
+			t.Errorf("%s: %d attempts got 425, %d retried: the set was not exercised", sc, early, retried)
+		}
+	}
+}
+
+// TestProfileFileStatusSetsRejected: a profile file whose status set is
+// empty, holds a word or a status outside 4xx, or gives one twice is one
+// line naming the field (and the item), exit 2, for run as for lint.
+func TestProfileFileStatusSetsRejected(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p.yaml")
+	for body, want := range map[string]string{
+		"name: mine\nin_flight: []\n":           "in_flight: want at least one 4xx status, got an empty list (line 2)",
+		"name: mine\nin_flight: [409, soon]\n":  `in_flight[1]: want a 4xx status, got "soon" (line 2)`,
+		"name: mine\nmismatch: [422, 600]\n":    "mismatch: 600 is not a 4xx status",
+		"name: mine\nmismatch: [99]\n":          "mismatch: 99 is not a 4xx status",
+		"name: mine\nin_flight: [409, 409]\n":   "in_flight: 409 is given twice",
+		"name: mine\nmismatch: {status: 422}\n": "mismatch: want a 4xx status or a list of them, got a mapping (line 2)",
+	} {
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		line := "--profile: profile file " + path + ": " + want
+		for _, args := range [][]string{{"lint", "--openapi", paymentdSpec}, {"run", "--strategy", "pg-tx", "--scenario", "concurrent-duplicates"}} {
+			o := cliEnv(t, nil, append(args, "--profile", path)...)
+			if o.code != exitUsage || !strings.Contains(o.stderr, line) || strings.Count(strings.TrimSpace(o.stderr), "\n") > 0 {
+				t.Errorf("%s, %q: exit %d, stderr %q; want exit 2, one line with %q", args[0], body, o.code, o.stderr, line)
+			}
+		}
+	}
+}

@@ -227,14 +227,30 @@ func (r serviceRun) expect(t *testing.T, scenario, verdict, anomaly string, also
 // the verdicts under label and checks the exit code.
 func (p paysvc) judge(t *testing.T, label string, exit int, scenarios string, seeds int, extra ...string) serviceRun {
 	t.Helper()
-	r := serviceRun{out: filepath.Join(t.TempDir(), "run"), seeds: seeds}
-	args := []string{"matrix", "--quiet", "--target-url", p.url, "--ledger-url", p.dsn, "--ledger-query", paysvcQuery,
-		"--seed", "1", "--seeds", strconv.Itoa(seeds), "--json", "-", "--out", r.out}
+	args := []string{"--seed", "1", "--seeds", strconv.Itoa(seeds)}
 	if scenarios != "" {
 		args = append(args, "--scenarios", scenarios)
 	}
+	return p.cli(t, label, exit, "matrix", seeds, append(args, extra...))
+}
+
+// run runs the idemchaos CLI's run against p, as a user would: scenario
+// on seed, saved in a run directory, the JSON document on stdout; it logs
+// the verdict under label and checks the exit code.
+func (p paysvc) run(t *testing.T, label string, exit int, scenario string, seed int, extra ...string) serviceRun {
+	t.Helper()
+	return p.cli(t, label, exit, "run", 1, append([]string{"--scenario", scenario, "--seed", strconv.Itoa(seed)}, extra...))
+}
+
+// cli runs the idemchaos command against p with args, expecting seeds
+// results.
+func (p paysvc) cli(t *testing.T, label string, exit int, command string, seeds int, args []string) serviceRun {
+	t.Helper()
+	r := serviceRun{out: filepath.Join(t.TempDir(), "run"), seeds: seeds}
+	base := []string{command, "--quiet", "--target-url", p.url, "--ledger-url", p.dsn, "--ledger-query", paysvcQuery,
+		"--json", "-", "--out", r.out}
 	start := time.Now()
-	r.outcome = cliEnv(t, nil, append(args, extra...)...)
+	r.outcome = cliEnv(t, nil, append(base, args...)...)
 	r.took = time.Since(start)
 	r.doc = readDoc(t, r.outcome)
 	t.Logf("%s: %s", label, r.summary())
@@ -289,6 +305,52 @@ func TestServiceHeldDuplicates(t *testing.T) {
 	r.expect(t, "concurrent-duplicates", "pass", "")
 }
 
+// TestServiceTooEarly: a service that answers a duplicate in flight 425
+// Too Early (the source text's "409 Conflict (or 425 Too Early)") fails
+// concurrent-duplicates with status_contract under ietf, whose in-flight
+// status is 409 alone, and passes under a profile file whose in-flight set
+// is [409, 425]; each seed's run is idemchaos run, as a user runs it, and
+// its duplicates really met the key in flight (got 425) and were retried,
+// as a 409 is.
+func TestServiceTooEarly(t *testing.T) {
+	t.Parallel()
+	seeds := serviceSeeds(t)
+	p := startPaysvc(t, "--mistake", "too-early", "--charge-time", "100ms")
+	profile := filepath.Join(t.TempDir(), "too-early.yaml")
+	if err := os.WriteFile(profile, []byte("name: too-early\nin_flight: [409, 425]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for seed := 1; seed <= seeds; seed++ {
+		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
+			r := p.run(t, "too-early under ietf", exitViolated, "concurrent-duplicates", seed, atFloor()...)
+			r.expect(t, "concurrent-duplicates", "fail", "status_contract")
+			if !strings.Contains(r.stdout, "got 425") || !strings.Contains(r.stdout, "the ietf profile answers 409 at once to a duplicate in flight") {
+				t.Errorf("the evidence does not name the 425 against ietf's 409:\n%s", r.stdout)
+			}
+			r = p.run(t, "too-early under in_flight: [409, 425]", exitPass, "concurrent-duplicates", seed, atFloor("--profile", profile)...)
+			r.expect(t, "concurrent-duplicates", "pass", "")
+			_, h := savedCell(t, r.out, "concurrent-duplicates", uint64(seed))
+			tries := map[[2]int]bool{}
+			for _, a := range h.Attempts {
+				tries[[2]int{a.Op, a.Try}] = true
+			}
+			early, retried := 0, 0
+			for _, a := range h.Attempts {
+				if a.Status == 425 {
+					early++
+					if tries[[2]int{a.Op, a.Try + 1}] {
+						retried++
+					}
+				}
+			}
+			t.Logf("seed %d: %d of %d attempts got 425 under the profile, %d of them retried", seed, early, len(h.Attempts), retried)
+			if early == 0 || retried == 0 {
+				t.Errorf("seed %d: %d duplicates got 425, %d retried: the pass proves nothing of the set", seed, early, retried)
+			}
+		})
+	}
+}
+
 // TestServiceLateCharges: a service that answers 201 first and commits its
 // row 1.5 s later, recording the key only then, double-charges every retry
 // sent meanwhile; those rows land after the client is done, and the
@@ -340,10 +402,18 @@ func openPool(t *testing.T, dsn string) *pgxpool.Pool {
 	return pool
 }
 
-// savedCell reads the ledger the run judged and the history of a saved cell.
+// savedCell reads the ledger the run judged and the history of a saved
+// cell of a user's service.
 func savedCell(t *testing.T, out, scenario string, seed uint64) (history.Ledger, history.History) {
 	t.Helper()
-	dir := filepath.Join(out, "cells", scenarios.DefaultExternalName, scenario, fmt.Sprintf("seed-%d", seed))
+	return savedCellOf(t, out, scenarios.DefaultExternalName, scenario, seed)
+}
+
+// savedCellOf is savedCell for the cell of target (a strategy's name, or
+// a user's service's).
+func savedCellOf(t *testing.T, out, target, scenario string, seed uint64) (history.Ledger, history.History) {
+	t.Helper()
+	dir := filepath.Join(out, "cells", target, scenario, fmt.Sprintf("seed-%d", seed))
 	var l history.Ledger
 	b, err := os.ReadFile(filepath.Join(dir, rundir.LedgerFile))
 	if err == nil {

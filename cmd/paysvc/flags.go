@@ -18,6 +18,7 @@ const (
 	wait       mistake = "wait"
 	shortClaim mistake = "short-claim"
 	late       mistake = "late"
+	tooEarly   mistake = "too-early"
 )
 
 // mistakes is the catalog of --mistake, in the order -h lists it.
@@ -30,6 +31,7 @@ var mistakes = []struct {
 	{wait, "a duplicate sent while its key is in flight waits for the charge and gets its replay, instead of 409 at once"},
 	{shortClaim, "the claim expires during the charge (--claim-ttl under --charge-time): a retry after it takes the key and charges again"},
 	{late, "answers 201 first and commits the row --late later, recording the key only then: a retry meanwhile charges again"},
+	{tooEarly, "a duplicate sent while its key is in flight gets 425 Too Early (the source text's alternative) instead of 409"},
 }
 
 // config is everything the flags decide.

@@ -15,7 +15,7 @@ func TestFlagsRefuseWhatCannotRun(t *testing.T) {
 		want string
 	}{
 		{[]string{"--mistake", "rerender"}, "--dsn is required"},
-		{[]string{"--dsn", "x", "--mistake", "typo"}, `--mistake "typo": want one of none, rerender, wait, short-claim, late`},
+		{[]string{"--dsn", "x", "--mistake", "typo"}, `--mistake "typo": want one of none, rerender, wait, short-claim, late, too-early`},
 		{[]string{"--dsn", "x", "--port", "70000"}, "--port 70000"},
 		{[]string{"--dsn", "x", "--late", "0s"}, "--late must be positive"},
 		{[]string{"--dsn", "x", "--mistake", "short-claim", "--charge-time", "100ms", "--claim-ttl", "100ms"}, "needs --claim-ttl (100ms) under a positive --charge-time (100ms)"},

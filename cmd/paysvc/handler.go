@@ -99,7 +99,7 @@ func (s *service) charge(w http.ResponseWriter, r *http.Request) {
 			s.execute(ctx, w, c, e)
 		case inFlight:
 			if s.cfg.mistake != wait {
-				fail(w, http.StatusConflict, "idempotency_key_in_use", "a request with this key is in progress; retry later")
+				fail(w, s.inFlightStatus(), "idempotency_key_in_use", "a request with this key is in progress; retry later")
 				return
 			}
 			select { // the mistake: hold the duplicate until the charge is over
@@ -110,6 +110,15 @@ func (s *service) charge(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+}
+
+// inFlightStatus is the answer to a duplicate while its key is in flight:
+// 409, or with too-early 425.
+func (s *service) inFlightStatus() int {
+	if s.cfg.mistake == tooEarly {
+		return http.StatusTooEarly
+	}
+	return http.StatusConflict
 }
 
 // execute makes the charge of a claimed key and stores its answer; a

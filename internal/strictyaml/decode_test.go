@@ -154,3 +154,61 @@ func TestDecodeScalarUnmarshaler(t *testing.T) {
 		}
 	}
 }
+
+// limits is an integer or a list of them, read through ListUnmarshaler.
+type limits []int
+
+func (l *limits) UnmarshalScalar(tag, text, got string) error {
+	var one limit
+	err := one.UnmarshalScalar(tag, text, got)
+	*l = limits{one.n}
+	return err
+}
+
+func (l *limits) UnmarshalList(items []Scalar) error {
+	*l = nil
+	if len(items) == 0 {
+		return fmt.Errorf("want at least one")
+	}
+	for i, it := range items {
+		if it.Tag != "!!int" {
+			return &ItemError{Index: i, Err: fmt.Errorf("want an integer, got %s (%s)", it.Got, it.Tag)}
+		}
+		var n int
+		_, _ = fmt.Sscan(it.Text, &n)
+		*l = append(*l, n)
+	}
+	return nil
+}
+
+func TestDecodeListUnmarshaler(t *testing.T) {
+	type withLimits struct {
+		Limits limits `yaml:"limits" default:"3"`
+	}
+	cases := []struct {
+		in   string
+		want string
+		err  string
+	}{
+		{in: "{}", want: "[3]"},
+		{in: "limits: 7\n", want: "[7]"},
+		{in: "limits: [7, 8]\n", want: "[7 8]"},
+		{in: "limits:\n  - 7\n  - 9\n", want: "[7 9]"},
+		{in: `{"limits": [1]}`, want: "[1]"},
+		{in: "limits: []\n", err: "limits: want at least one (line 1)"},
+		{in: "limits:\n  - 7\n  - seven\n", err: `limits[1]: want an integer, got "seven" (!!str) (line 3)`},
+		{in: "limits: [7, {a: 1}]\n", err: "limits[1]: want an integer, got a mapping (!!map) (line 1)"},
+		{in: "limits: [7, ~]\n", err: "limits[1]: want an integer, got null (!!null) (line 1)"},
+		{in: "limits: {a: 1}\n", err: "limits: want an integer or none, got a mapping (!!map) (line 1)"},
+	}
+	for _, c := range cases {
+		var d withLimits
+		err := Decode([]byte(c.in), &d)
+		switch {
+		case c.err == "" && (err != nil || fmt.Sprint([]int(d.Limits)) != c.want):
+			t.Errorf("%q: %v, %v; want %s", c.in, d.Limits, err, c.want)
+		case c.err != "" && (err == nil || err.Error() != c.err):
+			t.Errorf("%q: error %v; want %s", c.in, err, c.err)
+		}
+	}
+}

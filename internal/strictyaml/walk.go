@@ -2,6 +2,7 @@ package strictyaml
 
 import (
 	"encoding"
+	"errors"
 	"fmt"
 	"reflect"
 	"regexp"
@@ -35,6 +36,7 @@ func errAt(n *yaml.Node, path, format string, args ...any) error {
 var (
 	textUnmarshaler   = reflect.TypeFor[encoding.TextUnmarshaler]()
 	scalarUnmarshaler = reflect.TypeFor[ScalarUnmarshaler]()
+	listUnmarshaler   = reflect.TypeFor[ListUnmarshaler]()
 )
 
 // ScalarUnmarshaler is implemented by a field that takes values of more
@@ -48,10 +50,34 @@ type ScalarUnmarshaler interface {
 	UnmarshalScalar(tag, text, got string) error
 }
 
+// Scalar is one value of a list a ListUnmarshaler takes, as
+// UnmarshalScalar would get it.
+type Scalar struct{ Tag, Text, Got string }
+
+// ListUnmarshaler is a ScalarUnmarshaler that also takes a list of such
+// values (a status, or a set of statuses). UnmarshalList gets the list's
+// items, none for an empty list; an *ItemError it returns is reported at
+// that item's path and line, any other error at the list's.
+type ListUnmarshaler interface {
+	ScalarUnmarshaler
+	UnmarshalList(items []Scalar) error
+}
+
+// ItemError is an error about the item at Index of a list.
+type ItemError struct {
+	Index int
+	Err   error
+}
+
+func (e *ItemError) Error() string { return fmt.Sprintf("[%d]: %v", e.Index, e.Err) }
+
 // decodeNode decodes n into v, which is settable.
 func decodeNode(n *yaml.Node, v reflect.Value, path string) error {
 	if n.Kind == yaml.AliasNode {
 		return errAt(n, path, "YAML aliases are not supported")
+	}
+	if n.Kind == yaml.SequenceNode && reflect.PointerTo(v.Type()).Implements(listUnmarshaler) {
+		return decodeList(n, v, path)
 	}
 	if reflect.PointerTo(v.Type()).Implements(scalarUnmarshaler) {
 		if err := v.Addr().Interface().(ScalarUnmarshaler).UnmarshalScalar(n.ShortTag(), n.Value, describe(n)); err != nil {
@@ -69,6 +95,26 @@ func decodeNode(n *yaml.Node, v reflect.Value, path string) error {
 		return decodeSlice(n, v, path)
 	}
 	return decodeScalar(n, v, path)
+}
+
+// decodeList hands a list's items to the field's UnmarshalList.
+func decodeList(n *yaml.Node, v reflect.Value, path string) error {
+	items := make([]Scalar, len(n.Content))
+	for i, item := range n.Content {
+		items[i] = Scalar{Tag: item.ShortTag(), Text: item.Value, Got: describe(item)}
+		if item.Kind != yaml.ScalarNode {
+			items[i].Text = ""
+		}
+	}
+	err := v.Addr().Interface().(ListUnmarshaler).UnmarshalList(items)
+	var ie *ItemError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ie) && ie.Index >= 0 && ie.Index < len(n.Content):
+		return errAt(n.Content[ie.Index], fmt.Sprintf("%s[%d]", path, ie.Index), "%v", ie.Err)
+	}
+	return errAt(n, path, "%v", err)
 }
 
 // decodeText hands a scalar's text to the field's UnmarshalText.

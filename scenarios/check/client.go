@@ -121,7 +121,7 @@ func (c *clientChecker) checkPacing(op history.Operation, reqs []history.Receive
 		prev, next := reqs[i-1], reqs[i]
 		wait := next.Arrived - prev.Answered
 		switch {
-		case prev.Status == c.profile.InFlight && c.profile.InFlight != 0 && wait < c.hammer:
+		case c.profile.InFlight != 0 && c.profile.IsInFlight(prev.Status) && wait < c.hammer:
 			fast = append(fast, next.ID)
 		case prev.RetryAfter > 0 && wait < time.Duration(prev.RetryAfter)*time.Second-retryAfterSlack:
 			early = append(early, next.ID)
@@ -129,7 +129,7 @@ func (c *clientChecker) checkPacing(op history.Operation, reqs []history.Receive
 	}
 	if len(fast) > 0 {
 		c.add(rankNoBackoff, Finding{Account: op.Account, Attempts: fast,
-			Detail: fmt.Sprintf("%s was retried %s less than %s after a %d", op.ID, retried(len(fast)), c.hammer, c.profile.InFlight)})
+			Detail: fmt.Sprintf("%s was retried %s less than %s after a %s", op.ID, retried(len(fast)), c.hammer, c.profile.InFlightSet())})
 	}
 	if len(early) > 0 {
 		c.add(rankRetryAfterIgnored, Finding{Account: op.Account, Attempts: early,
@@ -158,10 +158,11 @@ func (c *clientChecker) checkRefusals(op history.Operation, reqs []history.Recei
 	}
 }
 
-// final reports whether a status refuses a request for good: the
-// profile's mismatch or missing-key status.
+// final reports whether a status refuses a request for good: one of the
+// profile's mismatch statuses that is not also an in-flight one, or its
+// missing-key status.
 func (c *clientChecker) final(status int) bool {
-	return status != 0 && (status == c.profile.Mismatch || status == c.profile.MissingKey)
+	return status != 0 && (c.profile.IsMismatch(status) && !c.profile.IsInFlight(status) || status == c.profile.MissingKey)
 }
 
 // checkTold compares what the client told its user with the ledger.

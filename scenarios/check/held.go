@@ -243,7 +243,7 @@ func (c *checker) refuses(replica int) bool {
 	if c.refusals == nil {
 		c.refusals = map[int]bool{}
 		for _, a := range c.atts {
-			if s := answerOf(a); s.status == c.inFlight && a.Key != "" {
+			if s := answerOf(a); c.profile.IsInFlight(s.status) && a.Key != "" {
 				c.refusals[s.replica] = true
 			}
 		}
@@ -272,8 +272,8 @@ func (c *checker) addHeld(key string, b, o *history.Attempt, bt, ot span, wait t
 	c.add(rankHeldDuplicate, 1, Finding{
 		Anomaly: HeldDuplicate, Key: key, Account: b.Account, Attempts: []string{b.ID, o.ID},
 		Charges: appendUnique(nil, bt.charge),
-		Detail: fmt.Sprintf("%s %s, %s; %s answers %d at once to a duplicate in flight (%s)",
-			who(key, b), arrived, how, c.profileLabel(), c.inFlight, seen),
+		Detail: fmt.Sprintf("%s %s, %s; %s answers %s at once to a duplicate in flight (%s)",
+			who(key, b), arrived, how, c.profileLabel(), c.profile.InFlightSet(), seen),
 	})
 }
 

@@ -71,7 +71,7 @@ func (c *checker) holdProbe(key string, atts []*history.Attempt) {
 		p.outcome = pairUnanswered
 	case a.Outcome != history.Acked:
 		p.outcome = pairFirstFailed
-	case b.Status == c.inFlight:
+	case c.profile.IsInFlight(b.Status):
 		p.outcome = pairRefused
 	case b.Outcome == history.Acked && b.ChargeID == a.ChargeID && b.Return-b.Call >= holdMin && releasedBy(a, b):
 		p.outcome = pairHeld
@@ -139,9 +139,9 @@ func (c *checker) addProbeHeld(p pairing, h *HoldProbes) {
 	wait := b.Return - b.Call
 	f := Finding{Anomaly: HeldDuplicate, Key: p.key, Account: b.Account, Attempts: []string{b.ID, a.ID}, Charges: appendUnique(nil, a.ChargeID)}
 	f.Detail = fmt.Sprintf("%s: hold probe %s, sent %s after its key's first request %s while it was in flight, waited %s and got its 2xx "+
-		"(%s) %s after %s was answered; %s answers %d at once to a duplicate in flight (the hold probes: %d of %d pairs held, none refused)",
+		"(%s) %s after %s was answered; %s answers %s at once to a duplicate in flight (the hold probes: %d of %d pairs held, none refused)",
 		keyLabel(p.key), b.ID, duration(b.Call-a.Call), a.ID, duration(wait), chargeLabel(a.ChargeID), duration(max(b.Return-a.Return, 0)),
-		a.ID, c.profileLabel(), c.inFlight, h.Held, h.Pairs)
+		a.ID, c.profileLabel(), c.profile.InFlightSet(), h.Held, h.Pairs)
 	c.add(rankHeldDuplicate, 1, f)
 }
 

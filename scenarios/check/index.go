@@ -14,9 +14,6 @@ import (
 type checker struct {
 	profile  api.Profile
 	currency string // named after every sum of money in a detail
-	// inFlight is the profile's status for a duplicate while the first is in
-	// flight (409 if the profile leaves it unset).
-	inFlight int
 	// probes says the run has a probe phase: attempts called at or after
 	// probeFrom (Quiesced + ClaimTimeout) are probes.
 	probes              bool
@@ -107,7 +104,7 @@ type chargeRow struct {
 
 func newChecker(in Input) *checker {
 	h := in.History
-	c := &checker{profile: in.Profile, currency: in.Currency, ledger: in.Ledger.Charges, inFlight: in.Profile.InFlightStatus(),
+	c := &checker{profile: in.Profile, currency: in.Currency, ledger: in.Ledger.Charges,
 		probes: h.Quiesced > 0, quiesced: h.Quiesced, claimTime: h.ClaimTimeout,
 		probeFrom: h.Quiesced + h.ClaimTimeout, twoStores: in.TwoStores, noChargeIDs: in.Ledger.NoChargeIDs,
 		noKeyless: in.Ledger.NoKeyless, replay: compileCompare(in.Replay), chargeTime: in.ChargeTime, keyTTL: h.KeyTTL}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/idemchaos/idemchaos/sim/history"
+	"github.com/idemchaos/idemchaos/targets/api"
 )
 
 // isProbe reports whether a was sent once every fault had healed and every
@@ -37,19 +38,30 @@ func (c *checker) superseded(atts []*history.Attempt, pos int) bool {
 // the overlapping same-payload attempt found by the sweep).
 func (c *checker) stuckProbe(atts []*history.Attempt, s *keyScratch, pos int) bool {
 	a := atts[pos]
-	if a.Status != c.inFlight || !c.isProbe(a) {
+	if !c.profile.IsInFlight(a.Status) || !c.isProbe(a) {
 		return false
 	}
 	if len(atts) > smallGroup {
 		p := s.partner[pos]
-		return p < 0 || atts[p].Status == c.inFlight
+		return p < 0 || c.profile.IsInFlight(atts[p].Status)
 	}
 	for j, b := range atts {
-		if j != pos && c.overlap(a, b) && b.Status != c.inFlight {
+		if j != pos && c.overlap(a, b) && !c.profile.IsInFlight(b.Status) {
 			return false
 		}
 	}
 	return true
+}
+
+// statusesOf are the statuses atts got, each once, in order.
+func statusesOf(atts []*history.Attempt) api.Statuses {
+	var out api.Statuses
+	for _, a := range atts {
+		if !out.Has(a.Status) {
+			out = append(out, a.Status)
+		}
+	}
+	return out
 }
 
 // stuckKey reports a key whose probes still got the in-flight status: its
@@ -80,7 +92,7 @@ func (c *checker) stuckKey(key string, atts []*history.Attempt, s *keyScratch, r
 	if len(stuck) == 1 {
 		fmt.Fprintf(&b, "%s still got %d at %s", attemptName(first), first.Status, duration(first.Call))
 	} else {
-		fmt.Fprintf(&b, "attempts %s still got %d, the first at %s", list(names), c.inFlight, duration(first.Call))
+		fmt.Fprintf(&b, "attempts %s still got %s, the first at %s", list(names), statusesOf(stuck), duration(first.Call))
 	}
 	fmt.Fprintf(&b, ", %s after the faults healed (claim timeout %s)",
 		duration(first.Call-c.quiesced), duration(c.claimTime))

@@ -106,7 +106,7 @@ func (c *checker) withinRefusal(first, a *history.Attempt) bool {
 // retry of a completed key must repeat: a 2xx or a 4xx, but not the
 // in-flight status nor 429 (busy, not decided).
 func (c *checker) completedAnswer(status int) bool {
-	return is2xx(status) || status/100 == 4 && status != c.inFlight && status != http.StatusTooManyRequests
+	return is2xx(status) || status/100 == 4 && !c.profile.IsInFlight(status) && status != http.StatusTooManyRequests
 }
 
 // otherAnswer reports whether a's answer differs from the refusal first
@@ -205,7 +205,7 @@ func (c *checker) stuckAfterRefusal(key string, atts []*history.Attempt, first *
 	}
 	var stuck []*history.Attempt
 	for _, a := range atts {
-		if a.Hidden || a.Server == nil || a.Status != c.inFlight || a.Server.Start < first.Server.End || !c.withinRefusal(first, a) {
+		if a.Hidden || a.Server == nil || !c.profile.IsInFlight(a.Status) || a.Server.Start < first.Server.End || !c.withinRefusal(first, a) {
 			continue
 		}
 		if c.aloneOnServer(a, atts) {
@@ -225,9 +225,9 @@ func (c *checker) stuckAfterRefusal(key string, atts []*history.Attempt, first *
 	if len(names) > 1 {
 		got = "attempts " + list(names) + " still got"
 	}
-	f.Detail = fmt.Sprintf("%s: declined with %d to attempt %s (answered at %s on replica %d); %s %d, the first at %s on replica %d, "+
+	f.Detail = fmt.Sprintf("%s: declined with %d to attempt %s (answered at %s on replica %d); %s %s, the first at %s on replica %d, "+
 		"though no other request of the key was on the server: the claim outlived the work that declined it, and the key is poisoned",
-		keyLabel(key), first.Status, first.ID, duration(first.Server.End), first.Server.Replica, got, c.inFlight,
+		keyLabel(key), first.Status, first.ID, duration(first.Server.End), first.Server.Replica, got, statusesOf(stuck),
 		duration(stuck[0].Server.Start), stuck[0].Server.Replica)
 	c.add(rankStuckKey, 1, f)
 }
@@ -236,7 +236,7 @@ func (c *checker) stuckAfterRefusal(key string, atts []*history.Attempt, first *
 // on the server, but ones turned away with the in-flight status as well.
 func (c *checker) aloneOnServer(a *history.Attempt, atts []*history.Attempt) bool {
 	for _, b := range atts {
-		if b == a || b.Server == nil || b.Status == c.inFlight {
+		if b == a || b.Server == nil || c.profile.IsInFlight(b.Status) {
 			continue
 		}
 		if b.Server.Start <= a.Server.End && a.Server.Start <= b.Server.End {

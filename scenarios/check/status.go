@@ -34,7 +34,7 @@ func (c *checker) missingKeyStatus(a *history.Attempt) {
 
 // keyedStatus checks the status of an attempt that carried a key, reporting
 // at most one violation per attempt: (b) a payload mismatch answered with a
-// non-2xx other than the profile's Mismatch or InFlight status; (c) a
+// non-2xx outside the profile's mismatch and in-flight sets; (c) a
 // duplicate in flight with another attempt of its payload answered what the
 // profile never gives one (wrongInFlight); (d) a replay
 // without the profile's replay header: a 2xx whose charge another attempt
@@ -46,17 +46,17 @@ func (c *checker) keyedStatus(key string, a, ref *history.Attempt, s *keyScratch
 	p := c.profile
 	switch {
 	case a.Fingerprint != ref.Fingerprint && a.Status != 0 && !is2xx(a.Status) && p.Mismatch != 0 &&
-		a.Status != p.Mismatch && a.Status != p.InFlight:
-		c.addStatus(key, a, ref, "", fmt.Sprintf("%s reused the key with another payload (%s) and got %d; %s answers %d (or %d while the first is in flight)",
-			who(key, a), c.payloadVersus(a, ref), a.Status, c.profileLabel(), p.Mismatch, p.InFlight))
-	case a.Fingerprint == ref.Fingerprint && a.Status == p.Mismatch && p.Mismatch != 0 && p.Mismatch != http.StatusBadRequest &&
-		p.Mismatch != p.MissingKey && p.Mismatch != p.InFlight: // a distinct mismatch status (ietf's 422), not any bad request
+		!p.IsMismatch(a.Status) && !p.IsInFlight(a.Status):
+		c.addStatus(key, a, ref, "", fmt.Sprintf("%s reused the key with another payload (%s) and got %d; %s answers %s (or %s while the first is in flight)",
+			who(key, a), c.payloadVersus(a, ref), a.Status, c.profileLabel(), p.MismatchSet(), p.InFlightSet()))
+	case a.Fingerprint == ref.Fingerprint && p.IsMismatch(a.Status) && a.Status != http.StatusBadRequest &&
+		a.Status != p.MissingKey && !p.IsInFlight(a.Status): // a distinct mismatch status (ietf's 422), not any bad request
 		c.addStatus(key, a, ref, "", fmt.Sprintf("%s sent the key's own payload (as attempt %s did) and got %d, %s's status for another payload: "+
 			"the same request is replayed or executed, never refused as a mismatch", who(key, a), ref.ID, a.Status, c.profileLabel()))
 	case s.partner[pos] >= 0 && c.wrongInFlight(a, atts[s.partner[pos]]):
 		other := atts[s.partner[pos]]
-		c.addStatus(key, a, other, "", fmt.Sprintf("%s %s, with no fault placed on it; %s answers %d at once to a duplicate in flight (%s)",
-			who(key, a), c.inFlightWith(a, other), c.profileLabel(), c.inFlight, c.seen(a)))
+		c.addStatus(key, a, other, "", fmt.Sprintf("%s %s, with no fault placed on it; %s answers %s at once to a duplicate in flight (%s)",
+			who(key, a), c.inFlightWith(a, other), c.profileLabel(), c.profile.InFlightSet(), c.seen(a)))
 	case p.ReplayHeader == "" || a.Replayed || a.Outcome != history.Acked || a.Fingerprint != ref.Fingerprint:
 	default:
 		maker, charge, byServer, known := c.replayOf(a, atts, chs)
@@ -169,7 +169,7 @@ func (c *checker) wrongInFlight(a, other *history.Attempt) bool {
 	case is5xx(a.Status):
 		return true
 	case a.Status >= 400 && a.Status < 500:
-		return a.Status != c.inFlight && a.Status != http.StatusTooManyRequests && is2xx(answerOf(other).status)
+		return !c.profile.IsInFlight(a.Status) && a.Status != http.StatusTooManyRequests && is2xx(answerOf(other).status)
 	}
 	return false
 }

@@ -95,6 +95,17 @@ func TestJudge(t *testing.T) {
 	if o := Judge(late, api.IETF, false); !slices.Equal(o.Anomalies, []check.Anomaly{check.StuckKey}) {
 		t.Errorf("a 409 with nothing in flight, and after the claim timeout: %+v", o)
 	}
+	early := api.Profile{Name: "early", MissingKey: 400, InFlight: 409, InFlightAlso: []int{425}, Mismatch: 422}
+	refused425 := twoRequests(history.Attempt{Call: 10 * time.Millisecond, Return: 12 * time.Millisecond, Status: 425, Outcome: history.Rejected}, one)
+	if o := Judge(refused425, early, false); !o.Holds() || o.Class(early) != "refused" {
+		t.Errorf("refused 425 under a profile whose in-flight set has it: %+v, class %s", o, o.Class(early))
+	}
+	late425 := refused425
+	late425.Answered = []int{1, 2}
+	late425.Probe = &history.Attempt{ID: "o2-t1", Status: 425, Outcome: history.Rejected}
+	if o := Judge(late425, early, false); !slices.Equal(o.Anomalies, []check.Anomaly{check.StuckKey}) {
+		t.Errorf("a 425 with nothing in flight, and after the claim timeout, under %s: %+v", early.Name, o)
+	}
 	waits := api.Profile{Name: "waits", MissingKey: 400, InFlight: 409, Mismatch: 422, InFlightWait: true}
 	if o := Judge(waited, waits, false); !o.Holds() || o.Class(waits) != "replayed" {
 		t.Errorf("waited, under a profile that waits: %+v", o)

@@ -80,7 +80,7 @@ func Judge(ex Execution, p api.Profile, twoStores bool) Outcome {
 	if r, ok := heldBy(ex); ok && !p.InFlightWait {
 		o.add(check.HeldDuplicate, "request "+Names[r:r+1]+", a duplicate, waited on another request instead of being answered at once, and did not charge")
 	}
-	if r, ok := Alone(ex, p.InFlightStatus()); ok && ex.Probe != nil && ex.Probe.Status == p.InFlightStatus() {
+	if r, ok := Alone(ex, p); ok && ex.Probe != nil && p.IsInFlight(ex.Probe.Status) {
 		o.add(check.StuckKey, "request "+Names[r:r+1]+" was sent once every other request had been answered and got the in-flight status, "+
 			"and so did a probe sent after the claim timeout: the claim outlived its request")
 	}
@@ -138,11 +138,11 @@ func charged(ex Execution, a history.Attempt) bool {
 	return true
 }
 
-// Alone is the first request answered the in-flight status status that
+// Alone is the first request answered a status of p's in-flight set that
 // was sent once every other request had been answered: nothing else was
 // in flight. Its key is stuck if a probe after the claim timeout meets
 // the same (Execution.Probe).
-func Alone(ex Execution, status int) (int, bool) {
+func Alone(ex Execution, p api.Profile) (int, bool) {
 	if len(ex.Answered) != len(ex.Attempts) {
 		return 0, false
 	}
@@ -153,7 +153,7 @@ func Alone(ex Execution, status int) (int, bool) {
 		}
 	}
 	for r, a := range ex.Attempts {
-		if a.Status != status {
+		if !p.IsInFlight(a.Status) {
 			continue
 		}
 		alone := true
@@ -180,7 +180,7 @@ func (o Outcome) Class(p api.Profile) string {
 	refused, ok := false, 0
 	for _, s := range o.Statuses {
 		switch {
-		case s == p.InFlight || s == p.Mismatch:
+		case p.IsInFlight(s) || p.IsMismatch(s):
 			refused = true
 		case s >= 200 && s < 300:
 			ok++

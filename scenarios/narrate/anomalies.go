@@ -148,8 +148,8 @@ func (s *story) mismatchExecuted(u *unit) string {
 		return ""
 	}
 	text := fmt.Sprintf("%s reused key %s with another amount (%s) and got %s", u.request(), short(s.key), money(a.Amount), status(a.Status))
-	if s.profile.Mismatch != 0 {
-		text += " instead of " + status(s.profile.Mismatch)
+	if set := s.profile.MismatchSet(); len(set) > 0 {
+		text += " instead of " + set.Names(status)
 	}
 	for _, c := range s.charges {
 		if c.AttemptID == a.ID {

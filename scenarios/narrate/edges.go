@@ -3,6 +3,8 @@ package narrate
 import (
 	"sort"
 	"time"
+
+	"github.com/idemchaos/idemchaos/targets/api"
 )
 
 // link adds the edges between units that the observed data proves: retry
@@ -24,7 +26,7 @@ func (s *story) link() {
 	s.linkStandby()
 	s.linkHeld()
 	for _, x := range s.units {
-		if x.answeredInFlight(s.profile.InFlight) {
+		if x.answeredInFlight(s.profile) {
 			s.linkInFlight(x)
 		}
 	}
@@ -98,10 +100,11 @@ func (s *story) producer(attemptID string) *step {
 	return nil
 }
 
-// answeredInFlight reports a unit whose answer was the in-flight refusal.
-func (u *unit) answeredInFlight(code int) bool {
+// answeredInFlight reports a unit whose answer was an in-flight refusal
+// of profile p.
+func (u *unit) answeredInFlight(p api.Profile) bool {
 	srv := u.first().Server
-	return code != 0 && srv != nil && srv.Status == code && !srv.Replayed && len(u.events) == 0
+	return srv != nil && p.IsInFlight(srv.Status) && !srv.Replayed && len(u.events) == 0
 }
 
 // linkInFlight: a 409 came while another request of the key was on the

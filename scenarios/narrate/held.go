@@ -127,7 +127,7 @@ func (s *story) held() string {
 			who = "requests " + joinAnd(strings.TrimPrefix(names[0], "request "), names[1:]...)
 		}
 		parts = append(parts, fmt.Sprintf("%s waited for %s to finish instead of getting %s at once, then got %s's answer: %s (%s)",
-			who, h.original.request(), status(s.profile.InFlight), h.original.short(), status(h.status), s.charge(h.charge)))
+			who, h.original.request(), s.profile.InFlightSet().Names(status), h.original.short(), status(h.status), s.charge(h.charge)))
 	}
 	if len(parts) == 0 {
 		return fmt.Sprintf("%d findings", s.count(check.HeldDuplicate))

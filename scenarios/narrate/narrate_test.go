@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/idemchaos/idemchaos/scenarios/check"
+	"github.com/idemchaos/idemchaos/targets/api"
 )
 
 // mustHave fails unless every line appears in text, in this order.
@@ -103,6 +104,25 @@ func TestCorrectStrategyAnswers409ThenReplays(t *testing.T) {
 	if strings.Contains(n.Mermaid, "participant Redis") {
 		t.Error("a Postgres-only strategy drew Redis")
 	}
+}
+
+// TestInFlightSetIsTold: a service whose profile answers a duplicate in
+// flight 409 or 425 is told refusing with 425 as with 409, and retried.
+func TestInFlightSetIsTold(t *testing.T) {
+	r := heldKey(heldOptions{conflicts: 4, first: 33, retry: 479.4})
+	r.rec.Cell.Profile = api.Profile{Name: "early", MissingKey: 400, InFlight: 409, InFlightAlso: []int{425}, Mismatch: 422}
+	for i := range r.rec.Obs.History.Attempts {
+		if a := &r.rec.Obs.History.Attempts[i]; a.Status == 409 {
+			a.Status, a.Server.Status = 425, 425
+		}
+	}
+	n := Story(r.rec, r.res)
+	mustHave(t, n.Text(),
+		"6. replica 0 answers 425 Too Early to request B1: key aef7c1aa… is in flight\n",
+		"7. client B gets 425 Too Early",
+		"client B retries\n",
+		"replica 0 finds key aef7c1aa… completed and replays the stored answer to request B2: 201 Created (charge #1)\n")
+	mustHave(t, n.Mermaid, "R0-->>cB: 425 in flight\n")
 }
 
 func TestStuckKeyIsToldAsPoisoned(t *testing.T) {

@@ -73,12 +73,12 @@ func (s *story) answerText(u *unit) (string, string) {
 		return fmt.Sprintf("%s declines %s: %s, insufficient funds", rep, req, st), fmt.Sprintf("%d declined", code)
 	case srv.Replayed:
 		return fmt.Sprintf("%s replays a stored %s to %s: a cached error", rep, st, req), fmt.Sprintf("%d replayed", code)
-	case code == s.profile.InFlight && s.strandedBy(u):
+	case s.profile.IsInFlight(code) && s.strandedBy(u):
 		return fmt.Sprintf("%s answers %s to %s: key %s is in flight, it says, though nothing of it is: a claim outlived the work that took it",
 			rep, st, req, key), fmt.Sprintf("%d in flight, nothing is", code)
-	case code == s.profile.InFlight:
+	case s.profile.IsInFlight(code):
 		return fmt.Sprintf("%s answers %s to %s: key %s is in flight", rep, st, req, key), fmt.Sprintf("%d in flight", code)
-	case s.key != "" && code == s.profile.Mismatch:
+	case s.key != "" && s.profile.IsMismatch(code):
 		return fmt.Sprintf("%s refuses %s with %s: key %s was used with another request body", rep, req, st, key),
 			fmt.Sprintf("%d another body", code)
 	case s.key == "" && code == s.profile.MissingKey:
@@ -132,7 +132,7 @@ func (r *renderer) got(u *unit, a history.Attempt) {
 		text += ": declined"
 		msg += " declined"
 	}
-	if u.collapsed() && retried(a.Status, r.s.profile.InFlight) && u.op.plan != nil && u.op.plan.MaxTries > 1 {
+	if u.collapsed() && retried(a.Status, r.s.profile) && u.op.plan != nil && u.op.plan.MaxTries > 1 {
 		text += ", and the same again on each retry while that lasts"
 	}
 	r.say("%s", text)
@@ -143,6 +143,7 @@ func (r *renderer) got(u *unit, a history.Attempt) {
 
 func is2xx(code int) bool { return code >= 200 && code < 300 }
 
-// retried reports whether the client retries an answer: the in-flight
-// status or a 5xx; a definitive answer (a 2xx, a refusal) ends its op.
-func retried(code, inFlight int) bool { return code == inFlight || code >= 500 }
+// retried reports whether the client retries an answer: a status of the
+// profile's in-flight set or a 5xx; a definitive answer (a 2xx, a
+// refusal) ends its op.
+func retried(code int, p api.Profile) bool { return p.IsInFlight(code) || code >= 500 }

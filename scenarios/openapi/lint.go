@@ -29,28 +29,29 @@ func (d *Doc) Lint(name string, p api.Profile) ([]string, error) {
 	return gaps, nil
 }
 
-// refusal is a status a profile answers and when.
+// refusal is the set of statuses a profile answers, one of them, and when.
 type refusal struct {
-	status int
-	when   string
+	statuses api.Statuses
+	when     string
 }
 
 // refusals are the statuses profile p answers to the misuses of a key.
 func refusals(p api.Profile) []refusal {
 	var out []refusal
 	if p.MissingKey != 0 {
-		out = append(out, refusal{p.MissingKey, "a request without a key"})
+		out = append(out, refusal{api.Statuses{p.MissingKey}, "a request without a key"})
 	}
 	if !p.InFlightWait {
-		out = append(out, refusal{p.InFlight, "a duplicate sent while the first runs"})
+		out = append(out, refusal{p.InFlightSet(), "a duplicate sent while the first runs"})
 	}
-	return append(out, refusal{p.Mismatch, "a key reused with another body"})
+	return append(out, refusal{p.MismatchSet(), "a key reused with another body"})
 }
 
 // Lint checks o's documented contract against profile p: the key header
 // declared (required when p refuses a request without a key, optional when
-// it serves one), each of p's refusal statuses documented with a body, and
-// p's replay marker documented on the success answers.
+// it serves one), for each of p's refusals a status of its set documented
+// (any one: the service answers one of them), every documented one with
+// a body, and p's replay marker documented on the success answers.
 func (o Operation) Lint(p api.Profile) []string {
 	name := o.Name()
 	var gaps []string
@@ -64,17 +65,23 @@ func (o Operation) Lint(p api.Profile) []string {
 		gaps = append(gaps, fmt.Sprintf("%s: header %s is required, but profile %s serves a request without it: declare it required: false",
 			name, h.Name, p.Name))
 	}
-	seen := map[int]bool{}
+	missing, bodiless := map[string]bool{}, map[int]bool{}
 	for _, r := range refusals(p) {
-		if seen[r.status] {
-			continue
+		documented := false
+		for _, s := range r.statuses {
+			resp := o.response(s)
+			if resp == nil {
+				continue
+			}
+			documented = true
+			if jsonSchema(resp.Content) == nil && !bodiless[s] {
+				bodiless[s] = true
+				gaps = append(gaps, fmt.Sprintf("%s: the %d response documents no JSON body (profile %s answers it to %s)", name, s, p.Name, r.when))
+			}
 		}
-		seen[r.status] = true
-		switch resp := o.response(r.status); {
-		case resp == nil:
-			gaps = append(gaps, fmt.Sprintf("%s: no %d response documented (profile %s answers it to %s)", name, r.status, p.Name, r.when))
-		case jsonSchema(resp.Content) == nil:
-			gaps = append(gaps, fmt.Sprintf("%s: the %d response documents no JSON body (profile %s answers it to %s)", name, r.status, p.Name, r.when))
+		if set := r.statuses.String(); !documented && !missing[set] {
+			missing[set] = true
+			gaps = append(gaps, fmt.Sprintf("%s: no %s response documented (profile %s answers %s to %s)", name, set, p.Name, oneOf(r.statuses), r.when))
 		}
 	}
 	if p.ReplayHeader != "" && !o.documentsReplay(p.ReplayHeader) {
@@ -82,6 +89,15 @@ func (o Operation) Lint(p api.Profile) []string {
 			name, p.ReplayHeader, p.Name))
 	}
 	return gaps
+}
+
+// oneOf is how a gap refers to the statuses of a set: "it", or "one of
+// them".
+func oneOf(set api.Statuses) string {
+	if len(set) == 1 {
+		return "it"
+	}
+	return "one of them"
 }
 
 // documentsReplay reports whether a success answer documents header h.

@@ -199,6 +199,41 @@ func TestLint(t *testing.T) {
 	}
 }
 
+// TestLintStatusSets: for a set of statuses, one of them documented is
+// enough (the service answers one of them); none documented is one gap
+// naming the set, and each documented one must have a body.
+func TestLintStatusSets(t *testing.T) {
+	data, err := os.ReadFile(paymentdSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	early := api.Profile{Name: "early", MissingKey: 400, InFlight: 425, InFlightAlso: []int{409}, Mismatch: 422, MismatchAlso: []int{409}}
+	if gaps, err := load(t, string(data)).Lint("", early); err != nil || len(gaps) != 0 {
+		t.Errorf("409 documented, under in_flight [425, 409]: %v %q; want no gap", err, gaps)
+	}
+	text := dropResponse(t, string(data), "409")
+	gaps, _ := load(t, text).Lint("", early)
+	want := []string{"createCharge: no 425 or 409 response documented (profile early answers one of them to a duplicate sent while the first runs)"}
+	if !reflect.DeepEqual(gaps, want) {
+		t.Errorf("without 409:\n%q\nwant\n%q", gaps, want)
+	}
+	gaps, _ = load(t, dropResponse(t, text, "422")).Lint("", early)
+	want = append(want, "createCharge: no 422 or 409 response documented (profile early answers one of them to a key reused with another body)")
+	if !reflect.DeepEqual(gaps, want) {
+		t.Errorf("without 409 and 422:\n%q\nwant\n%q", gaps, want)
+	}
+	bodiless := strings.Replace(string(data), "        \"409\":\n          description: The key's first request is still running (idempotency_key_in_use).\n          content:\n            application/json:\n              schema: {$ref: \"#/components/schemas/Error\"}\n",
+		"        \"409\": {description: in use}\n        \"425\": {description: too early}\n", 1)
+	gaps, _ = load(t, bodiless).Lint("", early)
+	want = []string{
+		"createCharge: the 425 response documents no JSON body (profile early answers it to a duplicate sent while the first runs)",
+		"createCharge: the 409 response documents no JSON body (profile early answers it to a duplicate sent while the first runs)",
+	}
+	if !reflect.DeepEqual(gaps, want) {
+		t.Errorf("425 and 409 without a body:\n%q\nwant\n%q", gaps, want)
+	}
+}
+
 // dropResponse removes the createCharge response for code from text.
 func dropResponse(t *testing.T, text, code string) string {
 	t.Helper()

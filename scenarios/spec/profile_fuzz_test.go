@@ -13,6 +13,7 @@ func FuzzParseProfile(f *testing.F) {
 	f.Add([]byte("name: acme\nmissing_key: 0\n"))
 	f.Add([]byte(`{"name": "acme", "in_flight": 429}`))
 	f.Add([]byte("name: acme\nin_flight: wait\n"))
+	f.Add([]byte("name: acme\nin_flight: [409, 425]\nmismatch: [422, 409]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ParseProfile(data)
 		if err != nil {

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -13,17 +14,17 @@ func TestParseProfileYAMLAndJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := api.Profile{Name: "acme", MissingKey: 428, InFlight: 409, Mismatch: 422, ReplayHeader: api.HeaderReplayed, ReplayErrors: true}
-	if y != want {
+	if !reflect.DeepEqual(y, want) {
 		t.Fatalf("yaml: %+v; want %+v", y, want)
 	}
 	j, err := ParseProfile([]byte(`{"name": "acme", "missing_key": 428, "replay_header": "Idempotent-Replayed", "replay_errors": true}`))
-	if err != nil || j != want {
+	if err != nil || !reflect.DeepEqual(j, want) {
 		t.Fatalf("json: %+v, %v", j, err)
 	}
 	for _, in := range []string{"name: patient\nin_flight: wait\n", `{"name": "patient", "in_flight": "wait"}`} {
 		waits, err := ParseProfile([]byte(in))
 		want := api.Profile{Name: "patient", MissingKey: 400, InFlight: 409, InFlightWait: true, Mismatch: 422}
-		if err != nil || waits != want {
+		if err != nil || !reflect.DeepEqual(waits, want) {
 			t.Fatalf("in_flight: wait: %+v, %v", waits, err)
 		}
 	}
@@ -43,17 +44,56 @@ func TestParseProfileYAMLAndJSON(t *testing.T) {
 	}
 }
 
+// TestParseProfileStatusSets: in_flight and mismatch take a list of
+// statuses, in YAML (flow or block) or JSON; the first is the one the
+// built-in targets answer, the others are kept as the set's rest; a list
+// of one is that status alone.
+func TestParseProfileStatusSets(t *testing.T) {
+	want := api.Profile{Name: "split", MissingKey: 400, InFlight: 409, InFlightAlso: []int{425},
+		Mismatch: 422, MismatchAlso: []int{409}}
+	for _, in := range []string{
+		"name: split\nin_flight: [409, 425]\nmismatch: [422, 409]\n",
+		"name: split\nin_flight:\n  - 409\n  - 0x1a9\nmismatch:\n  - 422\n  - 409\n",
+		`{"name": "split", "in_flight": [409, 425], "mismatch": [422, 409]}`,
+	} {
+		p, err := ParseProfile([]byte(in))
+		if err != nil || !reflect.DeepEqual(p, want) {
+			t.Fatalf("%q: %+v, %v; want %+v", in, p, err, want)
+		}
+		if !p.IsInFlight(425) || !p.IsInFlight(409) || p.IsInFlight(422) || !p.IsMismatch(409) || p.IsMismatch(425) {
+			t.Fatalf("%q: the sets are %v and %v", in, p.InFlightSet(), p.MismatchSet())
+		}
+	}
+	one, err := ParseProfile([]byte("name: early\nin_flight: [425]\nmismatch: [409]\n"))
+	want = api.Profile{Name: "early", MissingKey: 400, InFlight: 425, Mismatch: 409}
+	if err != nil || !reflect.DeepEqual(one, want) {
+		t.Fatalf("lists of one: %+v, %v; want %+v", one, err, want)
+	}
+}
+
 func TestParseProfileRejects(t *testing.T) {
 	cases := []struct{ name, in, want string }{
 		{"unknown field", "name: a\nin_flite: 409\n", "in_flite: unknown field (known: name, missing_key, in_flight, mismatch, replay_header, replay_errors, replay_refusals) (line 2)"},
 		{"unknown json field", `{"name": "a", "mismatch_status": 422}`, "mismatch_status: unknown field"},
-		{"string status", "name: a\nmismatch: unprocessable\n", `mismatch: want an integer, got "unprocessable" (line 2)`},
+		{"string status", "name: a\nmismatch: unprocessable\n", `mismatch: want a 4xx status or a list of them, got "unprocessable" (line 2)`},
 		{"quoted status", "name: a\nin_flight: \"409\"\n", `in_flight: want an integer, got "409" (line 2)`},
-		{"other word", "name: a\nin_flight: block\n", `in_flight: want a 4xx status or wait, got "block" (line 2)`},
-		{"in flight list", "name: a\nin_flight: [409]\n", "in_flight: want a 4xx status or wait, got a list (line 2)"},
-		{"in flight null", "name: a\nin_flight: ~\n", "in_flight: want a 4xx status or wait, got null (line 2)"},
-		{"in flight bool", "name: a\nin_flight: true\n", `in_flight: want a 4xx status or wait, got "true" (line 2)`},
-		{"in flight huge", "name: a\nin_flight: 99999999999\n", `in_flight: want a 4xx status or wait, got "99999999999" (line 2)`},
+		{"other word", "name: a\nin_flight: block\n", `in_flight: want a 4xx status, a list of them or wait, got "block" (line 2)`},
+		{"in flight null", "name: a\nin_flight: ~\n", "in_flight: want a 4xx status, a list of them or wait, got null (line 2)"},
+		{"in flight bool", "name: a\nin_flight: true\n", `in_flight: want a 4xx status, a list of them or wait, got "true" (line 2)`},
+		{"in flight huge", "name: a\nin_flight: 99999999999\n", `in_flight: want a 4xx status, a list of them or wait, got "99999999999" (line 2)`},
+		{"in flight mapping", "name: a\nin_flight: {status: 409}\n", "in_flight: want a 4xx status, a list of them or wait, got a mapping (line 2)"},
+		{"empty in flight list", "name: a\nin_flight: []\n", "in_flight: want at least one 4xx status, got an empty list (line 2)"},
+		{"empty mismatch list", "name: a\nmismatch: []\n", "mismatch: want at least one 4xx status, got an empty list (line 2)"},
+		{"word in a list", "name: a\nin_flight:\n  - 409\n  - soon\n", `in_flight[1]: want a 4xx status, got "soon" (line 4)`},
+		{"wait in a list", "name: a\nin_flight: [wait, 409]\n", `in_flight[0]: want a 4xx status, got "wait" (line 2)`},
+		{"quoted in a list", "name: a\nmismatch: [422, \"409\"]\n", `mismatch[1]: want an integer, got "409" (line 2)`},
+		{"list in a list", "name: a\nmismatch: [422, [409]]\n", "mismatch[1]: want a 4xx status, got a list (line 2)"},
+		{"null in a list", `{"name": "a", "mismatch": [422, null]}`, "mismatch[1]: want a 4xx status, got null (line 1)"},
+		{"2xx in a list", "name: a\nin_flight: [409, 200]\n", "in_flight: 200 is not a 4xx status"},
+		{"600 in a list", "name: a\nmismatch: [422, 600]\n", "mismatch: 600 is not a 4xx status"},
+		{"99 in a list", "name: a\nmismatch: [99, 422]\n", "mismatch: 99 is not a 4xx status"},
+		{"taken in a list", "name: a\nin_flight: [409, 404]\n", "in_flight: 404 is taken"},
+		{"twice in a list", "name: a\nin_flight: [409, 425, 409]\n", "in_flight: 409 is given twice"},
 		{"bool as string", "name: a\nreplay_errors: \"true\"\n", "replay_errors: want true or false"},
 		{"refusals as word", "name: a\nreplay_refusals: never\n", "replay_refusals: want true or false"},
 		{"list name", "name: [a]\n", "name: want a string, got a list"},

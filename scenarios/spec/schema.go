@@ -87,8 +87,10 @@ var profileNotes = map[string]note{
 	"name": {desc: "The profile's name: not a built-in one's.", pattern: api.ProfileNamePattern},
 	"missing_key": {desc: "Status for a POST without a key (4xx), or 0: such a POST is served.",
 		anyOf: []any{map[string]any{"const": 0}, map[string]any{"minimum": 400, "maximum": 499}}},
-	"in_flight":       {desc: "Status for a duplicate while the first runs (4xx), or wait: the service holds it until the first finishes."},
-	"mismatch":        {desc: "Status for a key reused with another body (4xx).", min: 400, max: 499},
+	"in_flight": {desc: "Status for a duplicate while the first runs (4xx), or a list of them, any of which the service may answer " +
+		"(the first is the one the built-in targets answer), or wait: the service holds it until the first finishes."},
+	"mismatch": {desc: "Status for a key reused with another body (4xx), or a list of them, any of which the service may answer " +
+		"(the first is the one the built-in targets answer)."},
 	"replay_header":   {desc: "Header every replay must carry (none when left out).", enum: []string{"", api.HeaderReplayed}},
 	"replay_errors":   {desc: "A 5xx that moved no money may be replayed."},
 	"replay_refusals": {desc: "A declined charge (402) is kept with its key and replayed; false: a retry is decided again."},
@@ -141,10 +143,19 @@ var special = map[reflect.Type]func() map[string]any{
 	reflect.TypeFor[Duration](): func() map[string]any {
 		return map[string]any{"type": "string", "pattern": durationPattern}
 	},
-	reflect.TypeFor[inFlight](): func() map[string]any {
-		return map[string]any{"oneOf": []any{map[string]any{"type": "integer", "minimum": 400, "maximum": 499},
-			map[string]any{"const": waitWord}}}
+	reflect.TypeFor[statuses](): func() map[string]any {
+		return map[string]any{"oneOf": statusSchemas()}
 	},
+	reflect.TypeFor[inFlight](): func() map[string]any {
+		return map[string]any{"oneOf": append(statusSchemas(), map[string]any{"const": waitWord})}
+	},
+}
+
+// statusSchemas are the forms of a status field: one 4xx status, or a
+// list of distinct ones.
+func statusSchemas() []any {
+	one := func() map[string]any { return map[string]any{"type": "integer", "minimum": 400, "maximum": 499} }
+	return []any{one(), map[string]any{"type": "array", "items": one(), "minItems": 1, "uniqueItems": true}}
 }
 
 var scalarUnmarshaler = reflect.TypeFor[strictyaml.ScalarUnmarshaler]()

@@ -143,12 +143,16 @@ func TestSchemaRefusesWhatTheDecoderRefuses(t *testing.T) {
 			t.Errorf("the schema accepts:\n%s", text)
 		}
 	}
-	for _, text := range []string{"name: x\nin_flight: soon\n", "name: x\nmismatch: 200\n", "name: x\nreplay_header: X-Other\n", "name: x\nextra: 1\n", "mismatch: 409\n"} {
+	for _, text := range []string{"name: x\nin_flight: soon\n", "name: x\nmismatch: 200\n", "name: x\nreplay_header: X-Other\n", "name: x\nextra: 1\n", "mismatch: 409\n",
+		"name: x\nin_flight: []\n", "name: x\nin_flight: [409, 409]\n", "name: x\nin_flight: [409, wait]\n", "name: x\nmismatch: [422, 600]\n",
+		"name: x\nmismatch: [422, \"409\"]\n", "name: x\nmismatch: []\n"} {
 		if err := profile.Validate(instance(t, []byte(text))); err == nil {
 			t.Errorf("the profile schema accepts %q", text)
 		}
 	}
-	if err := profile.Validate(instance(t, []byte("name: x\nin_flight: wait\nmissing_key: 0\n"))); err != nil {
-		t.Errorf("in_flight: wait, missing_key: 0: %v", err)
+	for _, text := range []string{"name: x\nin_flight: wait\nmissing_key: 0\n", "name: x\nin_flight: [409, 425]\nmismatch: [422, 409]\n", "name: x\nmismatch: [400]\n"} {
+		if err := profile.Validate(instance(t, []byte(text))); err != nil {
+			t.Errorf("%q: %v", text, err)
+		}
 	}
 }

@@ -16,6 +16,7 @@ package client
 import (
 	"context"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -51,6 +52,9 @@ type Config struct {
 	// Shape is the request the target expects (zero: the built-in API).
 	// Check it first: a shape that does not compile fails every send.
 	Shape Shape
+	// InFlight are the statuses that say the key is still in flight, a try
+	// answered one is retried (the profile's in-flight set; none: 409).
+	InFlight []int
 }
 
 // Client runs plans.
@@ -157,7 +161,7 @@ func (c *Client) runOp(ctx context.Context, op workload.Op, rec *recorder) {
 	for try := 1; try <= op.MaxTries; try++ {
 		a := c.sendAround(ctx, op, try)
 		rec.add(a)
-		if !retryable(a) || try == op.MaxTries || !sleep(ctx, c.cfg.Policy.Delay(try+1, rng)) {
+		if !c.retryable(a) || try == op.MaxTries || !sleep(ctx, c.cfg.Policy.Delay(try+1, rng)) {
 			return
 		}
 	}
@@ -187,13 +191,17 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// retryable: an unknown outcome, a request never sent, or a 409 (in flight).
-func retryable(a history.Attempt) bool {
+// retryable: an unknown outcome, a request never sent, or a status that
+// says the key is in flight (Config.InFlight; none: 409).
+func (c *Client) retryable(a history.Attempt) bool {
 	switch a.Outcome {
 	case history.Indeterminate, history.NotSent:
 		return a.Err != errAborted
 	case history.Rejected:
-		return a.Status == http.StatusConflict
+		if len(c.cfg.InFlight) == 0 {
+			return a.Status == http.StatusConflict
+		}
+		return slices.Contains(c.cfg.InFlight, a.Status)
 	}
 	return false
 }

@@ -50,20 +50,28 @@ func fastPolicy() client.Policy {
 	return client.Policy{PerTry: time.Second, Backoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond}
 }
 
+// TestRetriesUnknownOutcomesAnd409ButNot422: a try is retried when its
+// outcome is unknown or its status says the key is in flight (409, or a
+// status of the in-flight set the client is given), never on a refusal.
 func TestRetriesUnknownOutcomesAnd409ButNot422(t *testing.T) {
 	cases := []struct {
 		script   []int
 		tries    int
 		outcomes []history.Outcome
+		inFlight []int
 	}{
-		{[]int{503, 409}, 5, []history.Outcome{history.Indeterminate, history.Rejected, history.Acked}},
-		{[]int{422}, 5, []history.Outcome{history.Rejected}},
-		{[]int{500, 500, 500}, 2, []history.Outcome{history.Indeterminate, history.Indeterminate}},
+		{[]int{503, 409}, 5, []history.Outcome{history.Indeterminate, history.Rejected, history.Acked}, nil},
+		{[]int{422}, 5, []history.Outcome{history.Rejected}, nil},
+		{[]int{425}, 5, []history.Outcome{history.Rejected}, nil},
+		{[]int{500, 500, 500}, 2, []history.Outcome{history.Indeterminate, history.Indeterminate}, nil},
+		// an in-flight set: each of its statuses is retried, 409 only when in it
+		{[]int{425, 409}, 5, []history.Outcome{history.Rejected, history.Rejected, history.Acked}, []int{409, 425}},
+		{[]int{409}, 5, []history.Outcome{history.Rejected}, []int{425}},
 	}
 	for _, c := range cases {
 		f := &fakeServer{script: c.script}
 		srv := httptest.NewServer(f)
-		cl := client.New(client.Config{Routes: routesTo(srv.URL), Policy: fastPolicy()})
+		cl := client.New(client.Config{Routes: routesTo(srv.URL), Policy: fastPolicy(), InFlight: c.inFlight})
 		got := cl.Run(context.Background(), oneOp(c.tries))
 		srv.Close()
 		if len(got) != len(c.outcomes) {

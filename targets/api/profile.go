@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -13,16 +14,27 @@ type Profile struct {
 	// MissingKey is the status for a POST without a key; 0 means the request is
 	// allowed and simply not idempotent.
 	MissingKey int `json:"missing_key"`
-	// InFlight is the status for a duplicate while the first is still running.
+	// InFlight is the status for a duplicate while the first is still running:
+	// the one the built-in targets answer.
 	InFlight int `json:"in_flight"`
+	// InFlightAlso are the other statuses the service may answer such a
+	// duplicate (a profile file's "in_flight: [409, 425]" gives 425 here):
+	// the checker accepts any status of the set (IsInFlight). Absent from
+	// older documents: InFlight alone.
+	InFlightAlso []int `json:"in_flight_also,omitempty"`
 	// InFlightWait says the service holds such a duplicate until the first
 	// finishes and then answers it, by design (a profile file's
 	// "in_flight: wait"): held duplicates are then not a finding. InFlight
 	// stays the status of a duplicate it does refuse. Absent from older
 	// documents, which read as false: the service does not wait.
 	InFlightWait bool `json:"in_flight_wait,omitempty"`
-	// Mismatch is the status for a key reused with another payload.
+	// Mismatch is the status for a key reused with another payload: the one
+	// the built-in targets answer.
 	Mismatch int `json:"mismatch"`
+	// MismatchAlso are the other statuses the service may answer a key
+	// reused with another payload ("mismatch: [422, 409]" gives 409 here);
+	// the checker accepts any status of the set (IsMismatch).
+	MismatchAlso []int `json:"mismatch_also,omitempty"`
 	// ReplayHeader, when set, must be present on every replayed response.
 	ReplayHeader string `json:"replay_header,omitempty"`
 	// ReplayErrors allows a 5xx to be replayed for a key whose work committed nothing.
@@ -47,6 +59,33 @@ func (p Profile) InFlightStatus() int {
 		return 409
 	}
 	return p.InFlight
+}
+
+// InFlightSet is every status of a duplicate in flight, InFlightStatus
+// first.
+func (p Profile) InFlightSet() Statuses {
+	return append(Statuses{p.InFlightStatus()}, p.InFlightAlso...)
+}
+
+// IsInFlight reports whether status is one the profile answers a duplicate
+// in flight.
+func (p Profile) IsInFlight(status int) bool {
+	return status == p.InFlightStatus() || slices.Contains(p.InFlightAlso, status)
+}
+
+// MismatchSet is every status of a key reused with another payload,
+// Mismatch first; empty when a profile leaves Mismatch unset.
+func (p Profile) MismatchSet() Statuses {
+	if p.Mismatch == 0 {
+		return nil
+	}
+	return append(Statuses{p.Mismatch}, p.MismatchAlso...)
+}
+
+// IsMismatch reports whether status is one the profile answers a key
+// reused with another payload.
+func (p Profile) IsMismatch(status int) bool {
+	return p.Mismatch != 0 && (status == p.Mismatch || slices.Contains(p.MismatchAlso, status))
 }
 
 // IETF follows draft-ietf-httpapi-idempotency-key-header plus "never cache a 5xx".

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -25,13 +26,27 @@ func ValidateProfile(p Profile) error {
 	if err := status4xx("missing_key", p.MissingKey, true); err != nil {
 		return err
 	}
-	if err := status4xx("in_flight", p.InFlight, false); err != nil {
+	if err := statusSet("in_flight", p.InFlight, p.InFlightAlso); err != nil {
 		return err
 	}
-	if err := status4xx("mismatch", p.Mismatch, false); err != nil {
+	if err := statusSet("mismatch", p.Mismatch, p.MismatchAlso); err != nil {
 		return err
 	}
 	return replayHeader(p.ReplayHeader)
+}
+
+// statusSet checks a set of refusal statuses: each a 4xx, none twice.
+func statusSet(field string, first int, also []int) error {
+	set := append([]int{first}, also...)
+	for i, status := range set {
+		if err := status4xx(field, status, false); err != nil {
+			return err
+		}
+		if slices.Contains(set[:i], status) {
+			return fmt.Errorf("%s: %d is given twice", field, status)
+		}
+	}
+	return nil
 }
 
 // status4xx checks a refusal status; zeroAllowed: 0 means "not refused".

@@ -40,7 +40,7 @@ func (s redisPgGuard) Handle(ctx context.Context, r Request) Response {
 		s.deps.Redis.Del(ctx, s.deps.redisKey(r.Key)) // best effort: Postgres is the truth
 		return unavailable(err)
 	}
-	if resp.Status != s.deps.Profile.Mismatch { // never cache the refusal of another payload
+	if !s.deps.Profile.IsMismatch(resp.Status) { // never cache the refusal of another payload
 		_ = storeDone(ctx, s.deps, r, resp) // a cache: losing it costs a 409, never a charge
 	}
 	return resp
