@@ -32,3 +32,27 @@ func TestExploreCLI(t *testing.T) {
 		}
 	}
 }
+
+// TestExplorePaymentd: explore against paymentd --failpoints, a process
+// of its own speaking the failpoint protocol over HTTP: with redis-getset
+// some order double-charges, printed with its replay line; with pg-tx
+// every order holds.
+func TestExplorePaymentd(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		strategy string
+		code     int
+		says     string
+	}{
+		{"redis-getset", exitViolated, "double_charge in "},
+		{"pg-tx", exitPass, "orders hold"},
+	} {
+		p := startPaymentd(t, c.strategy, "--failpoints")
+		o := cli(t, "explore", "--quiet", "--target-url", p.url, "--ledger-url", p.ledgerURL, "--ledger-query", p.ledgerQuery,
+			"--failpoints", "--case", "duplicate")
+		if o.code != c.code || !strings.Contains(o.stdout, c.says) ||
+			c.code == exitViolated && !strings.Contains(o.stdout, "replay: idemchaos explore --target-url") {
+			t.Errorf("paymentd --strategy %s: exit %d, want %d saying %q\n%s\n%s", c.strategy, o.code, c.code, c.says, o.stdout, o.stderr)
+		}
+	}
+}
