@@ -145,7 +145,7 @@ func (x *explorer) explore(ctx context.Context, c explore.Case, bound time.Durat
 	start := time.Now()
 	x.c = c
 	res := explore.Result{Target: x.t.name(), Case: c.Name(), Requests: x.spec.Requests, Preemptions: x.spec.Preemptions,
-		Bound: bound, BoundHow: how}
+		Bound: bound, BoundHow: how, Profile: x.spec.Profile, TwoStores: x.t.twoStores()}
 	var runs []explore.Execution
 	var err error
 	if x.spec.Order != nil {
@@ -163,7 +163,7 @@ func (x *explorer) explore(ctx context.Context, c explore.Case, bound time.Durat
 	if x.spec.Order == nil {
 		res.Rechecked, err = x.recheck(ctx, judged, bound)
 	} else {
-		judged, res.Rechecked = foldRepeats(judged), len(judged)
+		judged, res.Rechecked = x.foldRepeats(judged), len(judged)
 	}
 	res.Runs, res.Took = judged, time.Since(start)
 	return res, err
@@ -357,21 +357,31 @@ func (x *explorer) probe(ctx context.Context, ex *execution, run *explore.Execut
 
 // judge reads the ground truth of every execution's key and judges each.
 func (x *explorer) judge(ctx context.Context, runs []explore.Execution) ([]explore.Run, error) {
+	if err := x.truth(ctx, runs); err != nil {
+		return nil, err
+	}
+	out := make([]explore.Run, 0, len(runs))
+	for _, ex := range runs {
+		out = append(out, explore.Judged(ex, x.spec.Profile, x.t.twoStores()))
+	}
+	return out, nil
+}
+
+// truth reads the ground truth of every execution's key into its Ledger.
+func (x *explorer) truth(ctx context.Context, runs []explore.Execution) error {
 	keys := make([]string, 0, len(runs))
 	for _, ex := range runs {
 		keys = append(keys, keyOf(ex))
 	}
 	truth, err := x.t.truth(ctx, keys)
 	if err != nil {
-		return nil, fmt.Errorf("the ground truth: %w", err)
+		return fmt.Errorf("the ground truth: %w", err)
 	}
 	byKey := splitTruth(truth)
-	out := make([]explore.Run, 0, len(runs))
-	for _, ex := range runs {
-		ex.Ledger = byKey[keyOf(ex)]
-		out = append(out, explore.Judged(ex, x.spec.Profile, x.t.twoStores()))
+	for i := range runs {
+		runs[i].Ledger = byKey[keyOf(runs[i])]
 	}
-	return out, nil
+	return nil
 }
 
 // keyOf is an execution's key (every request carries it).
@@ -409,8 +419,10 @@ func splitTruth(l history.Ledger) map[string]history.Ledger {
 }
 
 // recheck is the determinism check: every failing order and up to
-// spec.Recheck holding ones (drawn from the seed) run again; an order
-// whose class differs is marked with the classes it varied to.
+// spec.Recheck holding ones (drawn from the seed) run again, each re-run
+// kept with its order's run, which is judged again with them: an order
+// whose class differs is marked with the classes it varied to
+// (explore.Rejudged).
 func (x *explorer) recheck(ctx context.Context, runs []explore.Run, bound time.Duration) (int, error) {
 	var pick []int
 	var holding []int
@@ -424,39 +436,36 @@ func (x *explorer) recheck(ctx context.Context, runs []explore.Run, bound time.D
 	x.rng.Shuffle(len(holding), func(i, j int) { holding[i], holding[j] = holding[j], holding[i] })
 	pick = append(pick, holding[:min(len(holding), x.spec.Recheck)]...)
 	var again []explore.Execution
+	var of []int // the run each of again re-runs
 	for _, i := range pick {
 		ex, err := x.one(ctx, x.spec.Requests, runs[i].Order, bound)
 		if err != nil {
-			runs[i].Varied = append(runs[i].Varied, "not run again: "+err.Error())
+			runs[i].NotRerun = append(runs[i].NotRerun, err.Error())
 			continue
 		}
-		again = append(again, ex)
+		again, of = append(again, ex), append(of, i)
 	}
-	judged, err := x.judge(ctx, again)
-	if err != nil {
+	if err := x.truth(ctx, again); err != nil {
 		return 0, err
 	}
-	for _, j := range judged {
-		for _, i := range pick {
-			if slices.Equal(runs[i].Order, j.Order) && j.Class != runs[i].Class && !slices.Contains(runs[i].Varied, j.Class) {
-				runs[i].Varied = append(runs[i].Varied, j.Class)
-			}
-		}
+	for j, ex := range again {
+		runs[of[j]].Reruns = append(runs[of[j]].Reruns, ex)
+	}
+	for _, i := range pick {
+		runs[i] = explore.Rejudged(runs[i], x.spec.Profile, x.t.twoStores())
 	}
 	return len(pick), ctx.Err()
 }
 
-// foldRepeats folds the repeats of one order into its first run, the
-// classes the others gave as Varied.
-func foldRepeats(runs []explore.Run) []explore.Run {
+// foldRepeats folds the repeats of one order into its first run, as its
+// re-runs (explore.Rejudged: the classes the others gave are Varied).
+func (x *explorer) foldRepeats(runs []explore.Run) []explore.Run {
 	if len(runs) == 0 {
 		return runs
 	}
 	first := runs[0]
 	for _, r := range runs[1:] {
-		if r.Class != first.Class && !slices.Contains(first.Varied, r.Class) {
-			first.Varied = append(first.Varied, r.Class)
-		}
+		first.Reruns = append(first.Reruns, r.Execution)
 	}
-	return []explore.Run{first}
+	return []explore.Run{explore.Rejudged(first, x.spec.Profile, x.t.twoStores())}
 }
