@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/explore"
 	"github.com/idemchaos/idemchaos/sim/client"
 	"github.com/idemchaos/idemchaos/sim/history"
@@ -38,6 +39,17 @@ type ExploreSpec struct {
 	Seed    uint64
 	// Progress, when set, is told of every order run of a case.
 	Progress func(c explore.Case, runs int)
+	// Shard, when set, runs the shard's share of the cases: the case of
+	// rank r (from 0) in the order they are planned, a case per point of
+	// those that strike at every point, runs in shard r mod N + 1.
+	Shard scenarios.Shard
+	// Planned, when set, is told the cases planned (every shard's), once
+	// the points a request passes alone are known; a built-in's cases of
+	// a cut, on a deployment of their own, are told after the others.
+	Planned func(cases []explore.Case)
+	// first is the rank of the first case planned here (a built-in's
+	// cases of a cut follow its others).
+	first int
 }
 
 // exploreTarget is where an exploration's executions run: a deployment of
@@ -120,24 +132,39 @@ func exploreOn(ctx context.Context, t exploreTarget, spec ExploreSpec) ([]explor
 	if err != nil {
 		return nil, err
 	}
+	planned := plan(spec.Cases, points, t.cuts())
+	if spec.Planned != nil {
+		spec.Planned(planned)
+	}
 	var out []explore.Result
-	for _, c := range spec.Cases {
-		if c.Cut != "" && !slices.Contains(t.cuts(), c.Cut) {
-			continue // a link the target does not use
+	for i, c := range planned {
+		if !spec.Shard.Owns(spec.first + i) {
+			continue
 		}
-		cases := []explore.Case{c}
-		if c.At == explore.Every {
-			cases = c.Kind.Expand(points)
-		}
-		for _, c := range cases {
-			res, err := x.explore(ctx, c, bound, how)
-			out = append(out, res)
-			if err != nil {
-				return out, err
-			}
+		res, err := x.explore(ctx, c, bound, how)
+		out = append(out, res)
+		if err != nil {
+			return out, err
 		}
 	}
 	return out, nil
+}
+
+// plan is the cases to explore on a target whose request alone passes
+// points and whose links cuts can cut: each case, one per point for a
+// case at every point, none of a link the target does not use.
+func plan(cases []explore.Case, points []string, cuts []api.Action) []explore.Case {
+	var out []explore.Case
+	for _, c := range cases {
+		switch {
+		case c.Cut != "" && !slices.Contains(cuts, c.Cut):
+		case c.At == explore.Every:
+			out = append(out, c.Kind.Expand(points)...)
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // explore runs one case.
