@@ -88,3 +88,22 @@ func TestScenarioFileExplores(t *testing.T) {
 		t.Errorf("check of an edited exploration: exit %d\n%s\n%s", c.code, c.stdout, c.stderr)
 	}
 }
+
+// TestScenarioFileExploresService: against a service that speaks the
+// failpoint protocol (paymentd --failpoints, pg-tx), the scenario file's
+// exploration runs through the control endpoint after the scenario, is
+// reported and saved with it, and check judges it again.
+func TestScenarioFileExploresService(t *testing.T) {
+	p := startPaymentd(t, "pg-tx", "--failpoints")
+	dir := filepath.Join(t.TempDir(), "run")
+	o := runAgainst(t, p, "--failpoints", "--key-ttl", "24h", "--scenario-file", exploreExample, "--out", dir)
+	t.Logf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	doc := readExploreDoc(t, dir)
+	if o.code != exitPass || len(doc.Results) != 1 || len(doc.Explorations) != 2 || !strings.Contains(o.stdout, ", mismatch (2 requests, every order): ") ||
+		!strings.Contains(doc.Explorations[0].Args, "--failpoints") {
+		t.Fatalf("run: exit %d, %d cells and %d cases saved\n%s\n%s", o.code, len(doc.Results), len(doc.Explorations), o.stdout, o.stderr)
+	}
+	if c := cli(t, "check", dir); c.code != exitPass || !strings.Contains(c.stdout, explore.Summary(doc.Explorations)) {
+		t.Errorf("check: exit %d\n%s\n%s", c.code, c.stdout, c.stderr)
+	}
+}
