@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/explore"
 	"github.com/idemchaos/idemchaos/sim/client"
 	"github.com/idemchaos/idemchaos/sim/history"
@@ -38,6 +39,17 @@ type ExploreSpec struct {
 	Seed    uint64
 	// Progress, when set, is told of every order run of a case.
 	Progress func(c explore.Case, runs int)
+	// Shard, when set, runs the shard's share of the cases: the case of
+	// rank r (from 0) in the order they are planned, a case per point of
+	// those that strike at every point, runs in shard r mod N + 1.
+	Shard scenarios.Shard
+	// Planned, when set, is told the cases planned (every shard's), once
+	// the points a request passes alone are known; a built-in's cases of
+	// a cut, on a deployment of their own, are told after the others.
+	Planned func(cases []explore.Case)
+	// first is the rank of the first case planned here (a built-in's
+	// cases of a cut follow its others).
+	first int
 }
 
 // exploreTarget is where an exploration's executions run: a deployment of
@@ -129,24 +141,41 @@ func exploreOn(ctx context.Context, t exploreTarget, spec ExploreSpec) ([]explor
 	if err != nil {
 		return nil, err
 	}
+	planned := plan(spec.Cases, points, t.cuts(), t.kills())
+	if spec.Planned != nil {
+		spec.Planned(planned)
+	}
 	var out []explore.Result
-	for _, c := range spec.Cases {
-		if c.Cut != "" && !slices.Contains(t.cuts(), c.Cut) || c.Kill && !t.kills() {
-			continue // a link the target does not use, a process not the harness's
+	for i, c := range planned {
+		if !spec.Shard.Owns(spec.first + i) {
+			continue
 		}
-		cases := []explore.Case{c}
-		if c.At == explore.Every {
-			cases = c.Kind.Expand(points)
-		}
-		for _, c := range cases {
-			res, err := x.explore(ctx, c, bound, how)
-			out = append(out, res)
-			if err != nil {
-				return out, err
-			}
+		res, err := x.explore(ctx, c, bound, how)
+		out = append(out, res)
+		if err != nil {
+			return out, err
 		}
 	}
 	return out, nil
+}
+
+// plan is the cases to explore on a target whose request alone passes
+// points, whose links cuts can cut and whose process the harness can
+// kill (kills): each case, one per point for a case at every point, none
+// of a link the target does not use nor a kill it cannot make.
+func plan(cases []explore.Case, points []string, cuts []api.Action, kills bool) []explore.Case {
+	var out []explore.Case
+	for _, c := range cases {
+		switch {
+		case c.Cut != "" && !slices.Contains(cuts, c.Cut), c.Kill && !kills:
+			// a link the target does not use, a process not the harness's
+		case c.At == explore.Every:
+			out = append(out, c.Kind.Expand(points)...)
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // explore runs one case.
@@ -154,7 +183,7 @@ func (x *explorer) explore(ctx context.Context, c explore.Case, bound time.Durat
 	start := time.Now()
 	x.c = c
 	res := explore.Result{Target: x.t.name(), Case: c.Name(), Requests: x.spec.Requests, Preemptions: x.spec.Preemptions,
-		Bound: bound, BoundHow: how}
+		Bound: bound, BoundHow: how, Profile: x.spec.Profile, TwoStores: x.t.twoStores()}
 	var runs []explore.Execution
 	var err error
 	if x.spec.Order != nil {
@@ -172,7 +201,7 @@ func (x *explorer) explore(ctx context.Context, c explore.Case, bound time.Durat
 	if x.spec.Order == nil {
 		res.Rechecked, err = x.recheck(ctx, judged, bound)
 	} else {
-		judged, res.Rechecked = foldRepeats(judged), len(judged)
+		judged, res.Rechecked = x.foldRepeats(judged), len(judged)
 	}
 	res.Runs, res.Took = judged, time.Since(start)
 	return res, err
@@ -371,21 +400,31 @@ func (x *explorer) probe(ctx context.Context, ex *execution, run *explore.Execut
 
 // judge reads the ground truth of every execution's key and judges each.
 func (x *explorer) judge(ctx context.Context, runs []explore.Execution) ([]explore.Run, error) {
+	if err := x.truth(ctx, runs); err != nil {
+		return nil, err
+	}
+	out := make([]explore.Run, 0, len(runs))
+	for _, ex := range runs {
+		out = append(out, explore.Judged(ex, x.spec.Profile, x.t.twoStores()))
+	}
+	return out, nil
+}
+
+// truth reads the ground truth of every execution's key into its Ledger.
+func (x *explorer) truth(ctx context.Context, runs []explore.Execution) error {
 	keys := make([]string, 0, len(runs))
 	for _, ex := range runs {
 		keys = append(keys, keyOf(ex))
 	}
 	truth, err := x.t.truth(ctx, keys)
 	if err != nil {
-		return nil, fmt.Errorf("the ground truth: %w", err)
+		return fmt.Errorf("the ground truth: %w", err)
 	}
 	byKey := splitTruth(truth)
-	out := make([]explore.Run, 0, len(runs))
-	for _, ex := range runs {
-		ex.Ledger = byKey[keyOf(ex)]
-		out = append(out, explore.Judged(ex, x.spec.Profile, x.t.twoStores()))
+	for i := range runs {
+		runs[i].Ledger = byKey[keyOf(runs[i])]
 	}
-	return out, nil
+	return nil
 }
 
 // keyOf is an execution's key (every request carries it).
@@ -423,8 +462,10 @@ func splitTruth(l history.Ledger) map[string]history.Ledger {
 }
 
 // recheck is the determinism check: every failing order and up to
-// spec.Recheck holding ones (drawn from the seed) run again; an order
-// whose class differs is marked with the classes it varied to.
+// spec.Recheck holding ones (drawn from the seed) run again, each re-run
+// kept with its order's run, which is judged again with them: an order
+// whose class differs is marked with the classes it varied to
+// (explore.Rejudged).
 func (x *explorer) recheck(ctx context.Context, runs []explore.Run, bound time.Duration) (int, error) {
 	var pick []int
 	var holding []int
@@ -438,39 +479,36 @@ func (x *explorer) recheck(ctx context.Context, runs []explore.Run, bound time.D
 	x.rng.Shuffle(len(holding), func(i, j int) { holding[i], holding[j] = holding[j], holding[i] })
 	pick = append(pick, holding[:min(len(holding), x.spec.Recheck)]...)
 	var again []explore.Execution
+	var of []int // the run each of again re-runs
 	for _, i := range pick {
 		ex, err := x.one(ctx, x.spec.Requests, runs[i].Order, bound)
 		if err != nil {
-			runs[i].Varied = append(runs[i].Varied, "not run again: "+err.Error())
+			runs[i].NotRerun = append(runs[i].NotRerun, err.Error())
 			continue
 		}
-		again = append(again, ex)
+		again, of = append(again, ex), append(of, i)
 	}
-	judged, err := x.judge(ctx, again)
-	if err != nil {
+	if err := x.truth(ctx, again); err != nil {
 		return 0, err
 	}
-	for _, j := range judged {
-		for _, i := range pick {
-			if slices.Equal(runs[i].Order, j.Order) && j.Class != runs[i].Class && !slices.Contains(runs[i].Varied, j.Class) {
-				runs[i].Varied = append(runs[i].Varied, j.Class)
-			}
-		}
+	for j, ex := range again {
+		runs[of[j]].Reruns = append(runs[of[j]].Reruns, ex)
+	}
+	for _, i := range pick {
+		runs[i] = explore.Rejudged(runs[i], x.spec.Profile, x.t.twoStores())
 	}
 	return len(pick), ctx.Err()
 }
 
-// foldRepeats folds the repeats of one order into its first run, the
-// classes the others gave as Varied.
-func foldRepeats(runs []explore.Run) []explore.Run {
+// foldRepeats folds the repeats of one order into its first run, as its
+// re-runs (explore.Rejudged: the classes the others gave are Varied).
+func (x *explorer) foldRepeats(runs []explore.Run) []explore.Run {
 	if len(runs) == 0 {
 		return runs
 	}
 	first := runs[0]
 	for _, r := range runs[1:] {
-		if r.Class != first.Class && !slices.Contains(first.Varied, r.Class) {
-			first.Varied = append(first.Varied, r.Class)
-		}
+		first.Reruns = append(first.Reruns, r.Execution)
 	}
-	return []explore.Run{first}
+	return []explore.Run{explore.Rejudged(first, x.spec.Profile, x.t.twoStores())}
 }

@@ -42,13 +42,20 @@ func (r *Builtin) Explore(ctx context.Context, strategy string, spec ExploreSpec
 		return nil, err
 	}
 	var out []explore.Result
+	first := 0 // the rank of the group's first case, for the shard's share
 	for _, group := range splitShared(spec.Cases) {
 		ttl := exploreClaimTTL
 		if group[0].Shares() {
 			ttl = cutClaimTTL
 		}
 		part := spec
-		part.Cases = group
+		part.Cases, part.first = group, first
+		part.Planned = func(cases []explore.Case) {
+			first += len(cases)
+			if spec.Planned != nil {
+				spec.Planned(cases)
+			}
+		}
 		res, err := r.exploreDeployed(ctx, info, sl, part, ttl, group[0].Kill)
 		out = append(out, res...)
 		if err != nil {

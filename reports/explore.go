@@ -22,6 +22,25 @@ func ExploreRepro(target string, res explore.Result, order explore.Order) string
 	return s
 }
 
+// WriteExplorations writes the cases of an exploration for a terminal,
+// each as WriteExplore does with the flags it saved (explore.Result.Args),
+// then, for more than one, what they prove together.
+func WriteExplorations(w io.Writer, res []explore.Result, v View) error {
+	for i, r := range res {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		if err := WriteExplore(w, r, r.Args, v); err != nil {
+			return err
+		}
+	}
+	if len(res) > 1 {
+		_, err := fmt.Fprintf(w, "\n%s\n", explore.Summary(res))
+		return err
+	}
+	return nil
+}
+
 // WriteExplore writes an exploration for a terminal: what it proved in a
 // sentence, the bound, the shortest failing order as columns with the line
 // that replays it, the orders that varied, and the lattice of two

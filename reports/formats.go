@@ -18,14 +18,29 @@ type Format struct {
 	// Bench renders a bench document; nil where the format has nothing to
 	// say of one (JUnit: a bench has no verdicts).
 	Bench func(w io.Writer, doc results.Bench) error
+	// Explores says Run renders a document's explorations too.
+	Explores bool
+}
+
+// writeRunTable writes a run document's cells as the table, then its
+// explorations as explore does; an exploration alone has no table.
+func writeRunTable(w io.Writer, d results.Document, v View) error {
+	if len(d.Results) > 0 || len(d.Explorations) == 0 {
+		if err := WriteTable(w, d.Results, v); err != nil || len(d.Explorations) == 0 {
+			return err
+		}
+		if _, err := io.WriteString(w, "\n"); err != nil {
+			return err
+		}
+	}
+	return WriteExplorations(w, d.Explorations, v)
 }
 
 // formats is the registry, in the order help texts list them.
 var formats = []Format{
-	{Name: "table", Run: func(w io.Writer, d results.Document, v View) error { return WriteTable(w, d.Results, v) },
-		Bench: WriteBenchTable},
+	{Name: "table", Run: writeRunTable, Bench: WriteBenchTable, Explores: true},
 	{Name: "json", Run: func(w io.Writer, d results.Document, _ View) error { return results.WriteJSON(w, d) },
-		Bench: results.WriteBenchJSON},
+		Bench: results.WriteBenchJSON, Explores: true},
 	{Name: "junit", Run: func(w io.Writer, d results.Document, _ View) error { return WriteJUnit(w, d) }},
 	{Name: "markdown", Run: func(w io.Writer, d results.Document, _ View) error { return WriteMarkdown(w, d) },
 		Bench: WriteBenchMarkdown},

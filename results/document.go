@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/explore"
 )
 
 // SchemaVersion is the version of the canonical JSON document. Fields are only
@@ -38,6 +39,10 @@ type Document struct {
 	// document. Started is then the first shard's start and DurationMS
 	// the longest shard's duration (the run's, its shards side by side).
 	Merged []MergedShard `json:"merged,omitempty"`
+	// Explorations are the cases explore ran (explore, or a scenario
+	// file's explore: in run), one per case, with every order's records:
+	// check DIR judges them again from these alone.
+	Explorations []explore.Result `json:"explorations,omitempty"`
 }
 
 // MergedShard is one of the shards a merged document was made of.
@@ -125,6 +130,11 @@ func ReadJSON(r io.Reader) (Document, error) {
 	if doc.SchemaVersion != SchemaVersion {
 		return doc, fmt.Errorf("read results: schema version %d, this idemchaos reads %d", doc.SchemaVersion, SchemaVersion)
 	}
+	for _, e := range doc.Explorations {
+		if err := e.Check(); err != nil {
+			return doc, fmt.Errorf("read results: explorations: %w", err)
+		}
+	}
 	return doc, nil
 }
 
@@ -133,6 +143,13 @@ func ReadJSON(r io.Reader) (Document, error) {
 func NewDocument(rs []scenarios.Result, lat *Latencies, cmd string, started time.Time) Document {
 	return Document{Command: cmd, Profile: profileOf(rs), Seeds: seedsOf(rs), Started: started.UTC(),
 		DurationMS: time.Since(started).Milliseconds(), Results: rs, Latency: lat.Summary()}
+}
+
+// NewExploreDocument is the canonical document of an exploration started
+// at started under profile and seed: its cases, and no cell.
+func NewExploreDocument(res []explore.Result, profile string, seed uint64, started time.Time) Document {
+	return Document{Command: "explore", Profile: profile, Seeds: []uint64{seed}, Started: started.UTC(),
+		DurationMS: time.Since(started).Milliseconds(), Results: []scenarios.Result{}, Explorations: res}
 }
 
 func profileOf(rs []scenarios.Result) string {

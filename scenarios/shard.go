@@ -72,12 +72,12 @@ func (s Shard) Size(total int) int {
 	return n
 }
 
-// owns reports whether the item of rank r (from 0) falls to the shard:
-// round robin.
-func (s Shard) owns(r int) bool { return !s.Set() || r%s.N == s.K-1 }
+// Owns reports whether the item of rank r (from 0) falls to the shard:
+// round robin (an exploration's cases, in the order it plans them).
+func (s Shard) Owns(r int) bool { return !s.Set() || r%s.N == s.K-1 }
 
 // OwnsRound reports whether round i of a soak (from 1) falls to the shard.
-func (s Shard) OwnsRound(i int) bool { return s.owns(i - 1) }
+func (s Shard) OwnsRound(i int) bool { return s.Owns(i - 1) }
 
 // Select returns the shard's share of cells, in the order given. The cells
 // are ranked in an order of their own (strategy, scenario, seed, then the
@@ -97,7 +97,7 @@ func (s Shard) Select(cells []Cell) []Cell {
 	slices.SortFunc(ids, compareIDs)
 	mine := make([]bool, len(cells))
 	for r, id := range ids {
-		mine[id.at] = s.owns(r)
+		mine[id.at] = s.Owns(r)
 	}
 	var out []Cell
 	for i, c := range cells {
@@ -136,14 +136,15 @@ func compareIDs(a, b cellID) int {
 type ShardRecord struct {
 	Shard
 	// Cells is the number of cells of the whole run (a matrix; a soak's
-	// depend on its clock: 0).
+	// depend on its clock: 0; an exploration's cases).
 	Cells int `json:"cells,omitempty"`
 	// Digest is the SHA-256 of the whole run's work: its cells in their own
 	// order (Select's), or a soak's settings (root seed, round cap,
 	// strategies, scenarios, profile, replicas).
 	Digest string `json:"digest"`
 	// Strategies, Scenarios and Seeds are the axes of a matrix in the
-	// unsharded order: strategy, then scenario, then seed.
+	// unsharded order: strategy, then scenario, then seed (an
+	// exploration's: its target, and its cases).
 	Strategies []string `json:"strategies,omitempty"`
 	Scenarios  []string `json:"scenarios,omitempty"`
 	Seeds      []uint64 `json:"seeds,omitempty"`
@@ -193,4 +194,18 @@ func SoakShard(s Shard, strategies, scens []string, root uint64, maxRounds int, 
 	fmt.Fprintf(h, "soak\nroot=%d rounds=%d profile=%q file=%q replicas=%d\n", root, maxRounds, profile.Name, profile.File, replicas)
 	fmt.Fprintf(h, "strategies=%q\nscenarios=%q\n", slices.Sorted(slices.Values(strategies)), slices.Sorted(slices.Values(scens)))
 	return &ShardRecord{Shard: s, Digest: hex.EncodeToString(h.Sum(nil))}
+}
+
+// ExploreShard is the record of shard s of an exploration of target: its
+// cases in the order planned (every shard's; the shard runs those Owns
+// gives it) and the settings that decide its orders (requests, bound,
+// seed, profile...), which every shard of one run shares.
+func ExploreShard(s Shard, target string, cases []string, settings string) *ShardRecord {
+	h := sha256.New()
+	fmt.Fprintf(h, "explore\ntarget=%q\n%s\n", target, settings)
+	for _, c := range cases {
+		fmt.Fprintf(h, "%q\n", c)
+	}
+	return &ShardRecord{Shard: s, Cells: len(cases), Digest: hex.EncodeToString(h.Sum(nil)), Strategies: []string{target},
+		Scenarios: slices.Clone(cases)}
 }

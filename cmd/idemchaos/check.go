@@ -1,21 +1,25 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/idemchaos/idemchaos/reports"
 	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/results/rundir"
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/explore"
 )
 
 // cmdCheck re-checks a saved run offline: every finished cell is judged again
-// from its history and snapshots, and compared with the verdict saved then.
-// A run that was interrupted is said to be, and is inconclusive (exit 4)
-// unless a finished cell says worse.
+// from its history and snapshots, and compared with the verdict saved then;
+// every order of an exploration the run saved is judged again from its
+// records. A run that was interrupted is said to be, and is inconclusive
+// (exit 4) unless a finished cell says worse.
 func cmdCheck(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	jsonFile := fs.String("json", "", "write the re-checked results as canonical JSON to FILE (- for stdout)")
@@ -33,35 +37,46 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 	if err != nil && !rundir.Marked(dir) {
 		return usageErrorf("check: %v", err)
 	}
-	progress := rundir.ReadProgress(dir, dirs)
-	lat := results.NewLatencies()
-	results, differ, incomplete, err := recheck(dirs, lat, stderr)
+	saved, err := savedDocument(dir)
 	if err != nil {
 		return usageErrorf("check: %v", err)
 	}
-	if len(results) == 0 { // a run stopped before any cell finished: nothing proved
+	c := common{jsonFile: *jsonFile}
+	if saved.Command == "explore" {
+		return checkExplorations(c, dir, saved, view, stdout, stderr)
+	}
+	progress := rundir.ReadProgress(dir, dirs)
+	lat := results.NewLatencies()
+	rs, differ, incomplete, err := recheck(dirs, lat, stderr)
+	if err != nil {
+		return usageErrorf("check: %v", err)
+	}
+	if len(rs) == 0 { // a run stopped before any cell finished: nothing proved
 		fmt.Fprintf(stderr, "re-checked 0 cells offline: %d incomplete (not checked)%s; the run stopped before any cell finished\n",
 			incomplete, neverStarted(progress))
 		return verdictExit(exitInconclusive)
 	}
-	saved := savedDocument(dir)
-	results = scenarios.Cover(rundir.InRunOrder(results, saved.Results))
-	c := common{jsonFile: *jsonFile}
-	if err := output(c, stdout, results, lat, "check", time.Now(), func(w io.Writer) error {
-		if saved.Command == "run" && len(results) == 1 {
-			return reports.WriteDetail(w, results[0], view)
+	rs = scenarios.Cover(rundir.InRunOrder(rs, saved.Results))
+	explored, explDiffer := rejudge(dir, saved.Explorations, stderr)
+	doc := results.NewDocument(rs, lat, "check", time.Now())
+	doc.Explorations = explored
+	if err := writeOutput(c, stdout, doc, func(w io.Writer) error {
+		if err := writeChecked(w, saved, rs, view); err != nil || len(explored) == 0 {
+			return err
 		}
-		return reports.WriteTable(w, results, view)
+		fmt.Fprintln(w)
+		return reports.WriteExplorations(w, explored, view)
 	}); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "re-checked %d cells offline: %d differ from the saved verdicts, %d incomplete (not checked)\n",
-		len(results), differ, incomplete)
-	code := matrixExit(results)
-	if saved.Command == "run" && len(results) == 1 {
-		code = runExit(results[0].Verdict)
+		len(rs), differ, incomplete)
+	code := matrixExit(rs)
+	if saved.Command == "run" && len(rs) == 1 {
+		code = runExit(rs[0].Verdict)
 	}
-	if differ > 0 {
+	code = worseExit(code, exploreExit(explored))
+	if differ+explDiffer > 0 {
 		code = exitViolated
 	}
 	if progress.Interrupted() {
@@ -71,6 +86,64 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return verdictExit(code)
+}
+
+// writeChecked writes re-checked cells as the command that saved them
+// did: a run's one cell in detail, else the table.
+func writeChecked(w io.Writer, saved results.Document, rs []scenarios.Result, view reports.View) error {
+	if saved.Command == "run" && len(rs) == 1 {
+		return reports.WriteDetail(w, rs[0], view)
+	}
+	return reports.WriteTable(w, rs, view)
+}
+
+// checkExplorations judges a saved exploration again from its records,
+// prints it as explore did, and exits as explore would; 1 when a case's
+// verdict or an order's class differs from the saved one.
+func checkExplorations(c common, dir string, saved results.Document, view reports.View, stdout, stderr io.Writer) error {
+	now, differ := rejudge(dir, saved.Explorations, stderr)
+	doc := saved
+	doc.Command, doc.Explorations = "check", now
+	if err := writeOutput(c, stdout, doc, func(w io.Writer) error { return reports.WriteExplorations(w, now, view) }); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "re-judged %s of an exploration offline: %d differ from the saved verdicts\n", plural(len(now), "case"), differ)
+	if differ > 0 {
+		return verdictExit(exitViolated)
+	}
+	return verdictExit(exploreExit(now))
+}
+
+// rejudge judges every saved case of an exploration again from its
+// records; it tells on stderr each case whose verdict or an order's class
+// differs from the saved one.
+func rejudge(dir string, saved []explore.Result, stderr io.Writer) (now []explore.Result, differ int) {
+	for _, s := range saved {
+		r := s.Rejudge()
+		if r.Verdict() != s.Verdict() || !sameClasses(r.Runs, s.Runs) {
+			differ++
+			fmt.Fprintf(stderr, "%s: %s: saved %s (%s), re-judged %s (%s)\n", dir, s.Case, s.Verdict(), s.Sentence(), r.Verdict(), r.Sentence())
+		}
+		now = append(now, r)
+	}
+	return now, differ
+}
+
+// sameClasses reports whether each order has the same class and
+// variations in a as in b.
+func sameClasses(a, b []explore.Run) bool {
+	return slices.EqualFunc(a, b, func(x, y explore.Run) bool { return x.Class == y.Class && slices.Equal(x.Varied, y.Varied) })
+}
+
+// worseExit is the worse of two verdicts' exit codes: a violation, then
+// the environment, then inconclusive, then a pass.
+func worseExit(a, b int) int {
+	for _, code := range []int{exitViolated, exitEnv, exitInconclusive} {
+		if a == code || b == code {
+			return code
+		}
+	}
+	return exitPass
 }
 
 // neverStarted says how many of the run's cells never started, if it
@@ -113,13 +186,16 @@ func recheck(dirs []string, lat *results.Latencies, stderr io.Writer) (results [
 	return results, differ, len(left), nil
 }
 
-// savedDocument is the run's saved document, if it has one that reads.
-func savedDocument(dir string) results.Document {
+// savedDocument is the run's saved document: empty when it has none (a
+// run stopped before it wrote one); an error when it has one that does
+// not read (an atomic write never leaves one half-written: the file was
+// damaged, or is another tool's).
+func savedDocument(dir string) (results.Document, error) {
 	doc, err := rundir.ReadDocument(dir)
-	if err != nil {
-		return results.Document{}
+	if errors.Is(err, rundir.ErrNoDocument) {
+		return results.Document{}, nil
 	}
-	return doc
+	return doc, err
 }
 
 // parseWithTarget parses flags around one positional argument (a directory

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/idemchaos/idemchaos/engine"
 	"github.com/idemchaos/idemchaos/reports"
+	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/explore"
 	"github.com/idemchaos/idemchaos/targets/strategy/design"
@@ -40,7 +40,7 @@ func (f *exploreFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.bound, "bound", 0, "how long a released request may take to reach its next point before it is taken to wait on another (0: measured)")
 	fs.StringVar(&f.order, "order", "", "replay this one order (as printed: AABAB...) --repeat times")
 	fs.IntVar(&f.repeat, "repeat", 3, "with --order: how many times to run it")
-	fs.IntVar(&f.recheck, "recheck", 10, "the determinism check: how many holding orders to run again (every failing one is)")
+	fs.IntVar(&f.recheck, "recheck", defaultRecheck, "the determinism check: how many holding orders to run again (every failing one is)")
 	fs.IntVar(&f.workers, "workers", runtime.NumCPU(), "orders run side by side, each on a key of its own")
 	fs.Uint64Var(&f.seed, "seed", 1, "root seed (the keys, the orders the determinism check picks)")
 }
@@ -56,21 +56,39 @@ func caseNames() string {
 	return s
 }
 
-// cases reads --case: names, comma-separated, or all.
-func (f exploreFlags) cases() ([]explore.Case, error) {
-	names := strings.Split(f.caseName, ",")
-	if f.caseName == "all" {
-		names = explore.KindNames()
-	}
+// defaultRecheck is how many holding orders the determinism check runs
+// again, unless explore's --recheck says otherwise.
+const defaultRecheck = 10
+
+// parseCases reads case names as explore's --case does: each a case, or
+// all (every kind); on an error, the index of the name at fault.
+func parseCases(names []string) ([]explore.Case, int, error) {
 	var out []explore.Case
-	for _, n := range names {
-		c, err := explore.ParseCase(strings.TrimSpace(n))
+	for i, n := range names {
+		n = strings.TrimSpace(n)
+		if n == "all" {
+			for _, k := range explore.KindNames() {
+				c, _ := explore.ParseCase(k)
+				out = append(out, c)
+			}
+			continue
+		}
+		c, err := explore.ParseCase(n)
 		if err != nil {
-			return nil, usageErrorf("--case: %v", err)
+			return nil, i, err
 		}
 		out = append(out, c)
 	}
-	return out, nil
+	return out, 0, nil
+}
+
+// cases reads --case: names, comma-separated, or all.
+func (f exploreFlags) cases() ([]explore.Case, error) {
+	cases, _, err := parseCases(strings.Split(f.caseName, ","))
+	if err != nil {
+		return nil, usageErrorf("--case: %v", err)
+	}
+	return cases, nil
 }
 
 // spec checks the flags and turns them into an exploration.
@@ -116,7 +134,9 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	c.registerStoreURLs(fs)
 	fs.StringVar(&c.mysqlURL, "mysql-url", "", "use this MySQL or MariaDB for the InnoDB strategies (mysql://...)")
 	fs.StringVar(&c.profile, "profile", "ietf", "contract profile the target promises")
-	fs.StringVar(&c.jsonFile, "json", "", "write the exploration as JSON to FILE (- for stdout)")
+	fs.StringVar(&c.jsonFile, "json", "", "write the exploration's canonical document (every order's records) to FILE (- for stdout)")
+	fs.StringVar(&c.out, "out", "", "save the exploration in this new run directory (idemchaos check DIR judges it again)")
+	c.registerShard(fs, "explore every Nth case")
 	htmlFile := fs.String("html", "", "write the exploration as one self-contained HTML page to FILE (- for stdout), a section and a lattice per case")
 	c.registerQuiet(fs)
 	c.term.register(fs)
@@ -127,6 +147,9 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if err := c.parseShard(); err != nil {
+		return err
+	}
 	profile, err := profileFlag(c.profile)
 	if err != nil {
 		return err
@@ -135,11 +158,14 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
+	if c.shard.Set() && spec.Order != nil {
+		return usageErrorf("--shard splits the cases of an exploration; --order replays one order of one case: give one")
+	}
 	files := exploreFiles{json: c.jsonFile, html: *htmlFile}
 	if err := files.check(); err != nil {
 		return err
 	}
-	spec.Profile = profile
+	spec.Profile, spec.Shard = profile, c.shard
 	view, err := c.view(stdout)
 	if err != nil {
 		return err
@@ -151,6 +177,9 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	case t.set() && f.strategy != "":
 		return usageErrorf("--strategy and --target-url: give one (a built-in strategy, or your own service)")
 	case t.set():
+		if err := prepareOut(c.out, 0); err != nil {
+			return err
+		}
 		svc, e, err := exploreService(ctx, t, log)
 		if err != nil {
 			return err
@@ -162,6 +191,9 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 		if err := requireName("strategy", f.strategy, design.Names()); err != nil {
+			return err
+		}
+		if err := prepareOut(c.out, 0); err != nil {
 			return err
 		}
 		s, err := open(ctx, c, 1, log, f.strategy)
@@ -178,88 +210,40 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			fmt.Fprintf(log, "explore, %s: %d orders run\n", c.Name(), n)
 		}
 	}
+	var planned []string
+	spec.Planned = func(cases []explore.Case) {
+		for _, c := range cases {
+			planned = append(planned, c.Name())
+		}
+	}
+	started := time.Now()
 	res, err := run(ctx)
 	if err != nil {
 		return envError(err)
 	}
-	if err := files.write(stdout, res, name); err != nil {
+	for i := range res {
+		res[i].Args = name
+	}
+	doc := results.NewExploreDocument(res, profile.Name, f.seed, started)
+	if c.shard.Set() {
+		doc.Shard = scenarios.ExploreShard(c.shard, name, planned, f.settings(profile))
+	}
+	if err := saveDocument(c.out, doc); err != nil {
+		return envError(err)
+	}
+	if err := files.write(stdout, doc); err != nil {
 		return err
 	}
 	if !files.toStdout() {
-		for i, r := range res {
-			if i > 0 {
-				fmt.Fprintln(stdout)
-			}
-			if err := reports.WriteExplore(stdout, r, name, view); err != nil {
-				return err
-			}
+		if err := reports.WriteExplorations(stdout, res, view); err != nil {
+			return err
 		}
-		if len(res) > 1 {
-			fmt.Fprintf(stdout, "\n%s\n", explore.Summary(res))
-		}
-	}
-	return verdictExit(exploreExit(res))
-}
-
-// exploreExit is the worst of the cases' verdicts: 1 when an order of a
-// case broke an invariant every time it ran, 4 when none did but an order
-// varied or could not be run, else 0.
-func exploreExit(res []explore.Result) int {
-	code := exitPass
-	for _, r := range res {
-		switch c := runExit(r.Verdict()); {
-		case c == exitViolated:
-			return c
-		case c == exitInconclusive:
-			code = c
-		}
-	}
-	return code
-}
-
-// exploreFiles are where an exploration is written besides the terminal;
-// "-" is stdout, for one of them at most.
-type exploreFiles struct{ json, html string }
-
-func (f exploreFiles) toStdout() bool { return f.json == "-" || f.html == "-" }
-
-// check refuses, before the exploration, files that could not be written.
-func (f exploreFiles) check() error {
-	switch {
-	case f.json == "-" && f.html == "-":
-		return usageErrorf("explore: only one of --json and --html may be - (stdout)")
-	case f.json != "" && f.json == f.html:
-		return usageErrorf("explore: --json and --html both write %s", f.json)
-	}
-	for _, o := range [][2]string{{"--json", f.json}, {"--html", f.html}} {
-		if o[1] != "" && o[1] != "-" {
-			if err := checkDir(o[0], o[1]); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// write writes the files asked for: the JSON of every case, the page of
-// every case.
-func (f exploreFiles) write(stdout io.Writer, res []explore.Result, target string) error {
-	if f.json != "" {
-		if err := writeFlagFile("--json", f.json, stdout, func(w io.Writer) error { return writeExploreJSON(w, res) }); err != nil {
+		if err := exploreShardSummary(stdout, doc.Shard, len(res)); err != nil {
 			return err
 		}
 	}
-	if f.html != "" && len(res) > 0 {
-		return writeFlagFile("--html", f.html, stdout, func(w io.Writer) error { return reports.WriteExploreHTML(w, res, target) })
-	}
-	return nil
-}
-
-// writeExploreJSON writes an exploration as indented JSON.
-func writeExploreJSON(w io.Writer, res []explore.Result) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(res)
+	announceExplored(stderr, c.out)
+	return verdictExit(exploreExit(res))
 }
 
 // exploreService opens the user's service for explore: it must speak the

@@ -79,14 +79,23 @@ func (c *common) check() (api.Profile, error) {
 	if c.replicas < 1 || c.replicas > 16 {
 		return api.Profile{}, usageErrorf("--replicas %d: want 1 to 16", c.replicas)
 	}
-	if c.shardText != "" {
-		s, err := scenarios.ParseShard(c.shardText)
-		if err != nil {
-			return api.Profile{}, usageErrorf("--shard %v", err)
-		}
-		c.shard = s
+	if err := c.parseShard(); err != nil {
+		return api.Profile{}, err
 	}
 	return profileFlag(c.profile)
+}
+
+// parseShard reads --shard, when given, into shard.
+func (c *common) parseShard() error {
+	if c.shardText == "" {
+		return nil
+	}
+	s, err := scenarios.ParseShard(c.shardText)
+	if err != nil {
+		return usageErrorf("--shard %v", err)
+	}
+	c.shard = s
+	return nil
 }
 
 // profileFlag reads --profile: a built-in name, or a custom profile file.

@@ -44,13 +44,15 @@ var commands = []command{
 			"--duration or --max-rounds; reports every cell not as declared at once and a summary per strategy at the end. " +
 			"Exit 0 nothing unexpected or missed, 1 otherwise, 4 only inconclusive cells, 130 interrupted."},
 	{"merge", []string{"DIR... --out DIR"}, "join the run directories of shards 1/N..N/N into one",
-		"Joins the run directories of the N shards of one run (matrix --shard, soak --shard) into the new run " +
+		"Joins the run directories of the N shards of one run (matrix --shard, soak --shard, explore --shard) into the new run " +
 			"directory --out, which check and report read like any other; refuses a missing, duplicated, interrupted or " +
 			"foreign shard. Its exit code is the whole run's verdict."},
 	{"check", []string{"DIR [--json FILE]"}, "re-check a saved run offline",
 		"Judges every finished cell of the run directory DIR again from its saved history and snapshots, prints the " +
 			"same matrix, and lists every cell whose verdict differs from the one saved (exit 1). A run that was " +
-			"interrupted is said to be, with how many cells never started, and exits 4 unless a finished cell failed."},
+			"interrupted is said to be, with how many cells never started, and exits 4 unless a finished cell failed. " +
+			"An exploration the run saved is judged again from every order's records, printed as explore printed it, " +
+			"with explore's exit code (1 too when a verdict or an order's outcome differs from the one saved)."},
 	{"report", []string{"DIR|FILE --format table|json|junit|markdown|html [-o FILE]"}, "render a saved run or bench",
 		"Renders the run directory DIR (or a --json results or bench file) in one format: the terminal table, the " +
 			"canonical JSON, JUnit XML, Markdown for a CI step summary, or one self-contained HTML page."},
@@ -68,7 +70,7 @@ var commands = []command{
 			"fails or at --timeout. It writes the minimal scenario file (--file), its repro line and the story of its " +
 			"run. Exit 0 shrunk, 4 the cell did not fail, 2 bad input, 3 environment."},
 	{"explore", []string{"--strategy S [--case duplicate|mismatch] [--requests 2|3] [--preemptions N] [--bound D] [--json FILE] [--html FILE]",
-		"--strategy S --case C --order ORDER [--repeat N]"}, "every order of a key's requests, each held at every point",
+		"--strategy S --case C --order ORDER [--repeat N]", "--strategy S --case all --shard K/N --out DIR"}, "every order of a key's requests, each held at every point",
 		"Runs two (or three) requests of one key through every order of their steps: each request is held at every " +
 			"failpoint it reaches (and before it is sent), and the scheduler releases one at a time, every choice " +
 			"explored depth first, each order a fresh execution on a key and an account of its own. A released request " +
@@ -77,8 +79,10 @@ var commands = []command{
 			"an invariant in how many orders), the shortest failing order as columns with the line that replays it " +
 			"(--order), the orders that varied when run again, and the lattice of the orders of two requests, with the " +
 			"steps by which the failing orders enter the states where every order fails (the race's window); --html " +
-			"writes it all as one page, each step of the lattice coloured by the outcomes of the orders through it. Exit 0 " +
-			"every order holds, 1 an order broke an invariant every time it ran, 4 an order varied or could not be run."},
+			"writes it all as one page, each step of the lattice coloured by the outcomes of the orders through it. --out " +
+			"saves every order's records in a run directory, which check DIR judges again offline; --shard splits the cases, " +
+			"and merge joins the shards. Exit 0 every order holds, 1 an order broke an invariant every time it ran, 4 an order " +
+			"varied or could not be run."},
 	{"bench", []string{"[--strategies a,b] [--rate R | --concurrency C] [--duration D] [--dup-ratio P]",
 		"--compare [--rounds N] [--duration D] [--json FILE]"}, "what each strategy costs",
 		"Measures each strategy's latency percentiles and throughput under an open-model load (or a closed one with " +

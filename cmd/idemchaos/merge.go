@@ -44,6 +44,9 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 		return envError(err)
 	}
 	doc := m.Document()
+	if doc.Command == "explore" {
+		return mergedExploration(common{jsonFile: *jsonFile, out: *out}, m, view, stdout, stderr)
+	}
 	if err := saveReport(*out, doc); err != nil {
 		return envError(err)
 	}
@@ -61,6 +64,20 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return verdictExit(matrixExit(doc.Results))
+}
+
+// mergedExploration shows the merged shards of an exploration as explore
+// shows one, and exits as explore would.
+func mergedExploration(c common, m *rundir.Shards, view reports.View, stdout, stderr io.Writer) error {
+	doc := m.Document()
+	if err := writeOutput(common{jsonFile: c.jsonFile}, stdout, doc, func(w io.Writer) error {
+		return reports.WriteExplorations(w, doc.Explorations, view)
+	}); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "merged %d shards of an exploration: %s\n", m.N(), plural(m.Cells(), "case"))
+	announceExplored(stderr, c.out)
+	return verdictExit(exploreExit(doc.Explorations))
 }
 
 // parseDirs parses flags among any number of positional arguments.

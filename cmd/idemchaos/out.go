@@ -32,9 +32,11 @@ func saveDocument(out string, doc results.Document) error {
 }
 
 // saveRun writes the run's document at the root of out, and its HTML
-// report beside it.
+// report beside it (not for a run that explored: the report does not
+// show an exploration, and a page that left one out could pass a run
+// that failed).
 func saveRun(out string, doc results.Document) error {
-	if err := saveDocument(out, doc); err != nil || out == "" {
+	if err := saveDocument(out, doc); err != nil || out == "" || len(doc.Explorations) > 0 {
 		return err
 	}
 	return saveReport(out, doc)
@@ -57,4 +59,12 @@ func announceOut(w io.Writer, out string) {
 		return
 	}
 	fmt.Fprintf(w, "run saved in %s (idemchaos check %s; idemchaos report %s --format html -o report.html)\n", out, out, out)
+}
+
+// announceExplored tells, in one line, where a run holding an
+// exploration was saved, and what reads it.
+func announceExplored(w io.Writer, out string) {
+	if out != "" {
+		fmt.Fprintf(w, "saved in %s (idemchaos check %s judges it again; idemchaos report %s shows it)\n", out, out, out)
+	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/idemchaos/idemchaos/reports"
 	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/explore"
 	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
 
@@ -58,7 +60,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return usageErrorf("scenario %s cannot run strategy %s: it %s", skipped[0].Scenario, *st, skipped[0].Reason)
 	}
 	if c.dryRun {
-		return dryRun(stdout, "run", []scenarios.Cell{cell}, []scenarios.Cell{cell}, nil, 0)
+		if err := dryRun(stdout, "run", []scenarios.Cell{cell}, []scenarios.Cell{cell}, nil, 0); err != nil {
+			return err
+		}
+		return tellExplore(stdout, cell)
 	}
 	if err := prepareOut(c.out, 1); err != nil {
 		return err
@@ -76,13 +81,43 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	res = scenarios.Cover([]scenarios.Result{res})[0]
 	lat := results.NewLatencies()
 	lat.Add(res.Strategy, rec.Obs.History.Attempts)
-	if err := output(c, stdout, []scenarios.Result{res}, lat, "run", started, func(w io.Writer) error {
-		return reports.WriteDetail(w, res, view)
+	var explored []explore.Result
+	if spec, ok := cellExplore(cell); ok {
+		if explored, err = s.Builtins[0].Explore(ctx, cell.Strategy, spec); err != nil {
+			return envError(err)
+		}
+		for i := range explored {
+			explored[i].Args = "--strategy " + cell.Strategy
+		}
+	}
+	doc := results.NewDocument([]scenarios.Result{res}, lat, "run", started)
+	doc.Explorations = explored
+	if err := writeOutput(c, stdout, doc, func(w io.Writer) error {
+		return writeRun(w, res, explored, view)
 	}); err != nil {
 		return err
 	}
-	announceOut(stderr, c.out)
-	return verdictExit(runExit(res.Verdict))
+	announceRun(stderr, c.out, explored)
+	return verdictExit(worseExit(runExit(res.Verdict), exploreExit(explored)))
+}
+
+// writeRun writes a run's one cell in detail, then what its scenario
+// file's exploration proved.
+func writeRun(w io.Writer, res scenarios.Result, explored []explore.Result, view reports.View) error {
+	if err := reports.WriteDetail(w, res, view); err != nil || len(explored) == 0 {
+		return err
+	}
+	fmt.Fprintln(w)
+	return reports.WriteExplorations(w, explored, view)
+}
+
+// announceRun tells where a run was saved, as a run that explored is.
+func announceRun(w io.Writer, out string, explored []explore.Result) {
+	if len(explored) > 0 {
+		announceExplored(w, out)
+		return
+	}
+	announceOut(w, out)
 }
 
 func runExit(v scenarios.Verdict) int {

@@ -21,11 +21,15 @@ func scenarioCell(name, file string) (scenarios.Cell, error) {
 	return scenarios.Cell{Scenario: name}, nil
 }
 
-// fileCell reads a scenario file; a bad file is a usage error naming the field.
+// fileCell reads a scenario file; a bad file is a usage error naming the
+// field (a case of its explore section that is none, too).
 func fileCell(file string) (scenarios.Cell, error) {
 	s, err := spec.Load(file, scenarios.Names())
 	if err != nil {
 		return scenarios.Cell{}, usageErrorf("%v", err)
+	}
+	if _, err := fileExplore(s); err != nil {
+		return scenarios.Cell{}, err
 	}
 	return scenarios.Cell{Scenario: s.Name, Custom: &s}, nil
 }
@@ -50,6 +54,9 @@ func matrixScenarios(names, file string, all []string) ([]scenarios.Cell, error)
 		c, err := fileCell(file)
 		if err != nil {
 			return nil, err
+		}
+		if c.Custom.Explore.Asked() {
+			return nil, usageErrorf("scenario file %s asks for an exploration (explore:): idemchaos run explores its target, a matrix does not", file)
 		}
 		out = append(out, c)
 	}

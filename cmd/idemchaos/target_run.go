@@ -12,6 +12,7 @@ import (
 	"github.com/idemchaos/idemchaos/reports"
 	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/explore"
 	"github.com/idemchaos/idemchaos/targets/api"
 )
 
@@ -28,6 +29,15 @@ func runTarget(ctx context.Context, c common, t targetFlags, cells []scenarios.C
 	for i := range cells {
 		cells[i].Target, cells[i].Strategy = &e, e.Name
 	}
+	var xs engine.ExploreSpec
+	explores := false
+	if cmd == "run" { // a matrix refuses a file that explores
+		xs, explores = cellExplore(cells[0])
+	}
+	if explores && !e.Failpoints {
+		return usageErrorf("scenario file %s asks for an exploration, which holds your service's requests at its failpoints: give --failpoints (docs/failpoints.md)",
+			cells[0].Custom.File)
+	}
 	runnable, skipped := engine.SplitSkipped(cells)
 	switch {
 	case len(runnable) == 0 && len(skipped) == 1:
@@ -39,7 +49,10 @@ func runTarget(ctx context.Context, c common, t targetFlags, cells []scenarios.C
 	all := runnable
 	shard, runnable := shardCells(c.shard, runnable, stderr)
 	if c.dryRun {
-		return dryRun(stdout, cmd, all, runnable, shard, len(skipped))
+		if err := dryRun(stdout, cmd, all, runnable, shard, len(skipped)); err != nil || !explores {
+			return err
+		}
+		return tellExplore(stdout, cells[0])
 	}
 	if err := prepareOut(c.out, len(runnable)); err != nil {
 		return err
@@ -73,11 +86,20 @@ func runTarget(ctx context.Context, c common, t targetFlags, cells []scenarios.C
 	}
 	skipped = append(skipped, out.Skipped...)
 	noteUndocumented(stderr, op, prog.statuses)
+	var explored []explore.Result
+	if explores {
+		if explored, err = svc.Explore(ctx, xs); err != nil {
+			return envError(err)
+		}
+		for i := range explored {
+			explored[i].Args = e.Args()
+		}
+	}
 	doc := results.NewDocument(rs, prog.lat, cmd, started)
-	doc.Skipped, doc.Shard = skipped, shard
+	doc.Skipped, doc.Shard, doc.Explorations = skipped, shard, explored
 	if err := writeOutput(c, stdout, doc, func(w io.Writer) error {
 		if len(rs) == 1 && shard == nil {
-			return reports.WriteDetail(w, rs[0], view)
+			return writeRun(w, rs[0], explored, view)
 		}
 		if err := reports.WriteTable(w, rs, view); err != nil {
 			return err
@@ -86,8 +108,8 @@ func runTarget(ctx context.Context, c common, t targetFlags, cells []scenarios.C
 	}); err != nil {
 		return err
 	}
-	announceOut(stderr, c.out)
-	return verdictExit(targetExit(rs))
+	announceRun(stderr, c.out, explored)
+	return verdictExit(worseExit(targetExit(rs), exploreExit(explored)))
 }
 
 // noCellRan is the first cell's error when no cell could run at all (a

@@ -12,6 +12,7 @@ import (
 
 	"github.com/idemchaos/idemchaos/results"
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/explore"
 )
 
 // Shards are the run directories of the N shards of one run (matrix
@@ -20,7 +21,9 @@ import (
 type Shards struct {
 	shards []shard  // by K
 	cells  []placed // every cell of the run, in the unsharded order
-	doc    results.Document
+	// explored are the cases of an exploration, in the order planned.
+	explored []explore.Result
+	doc      results.Document
 }
 
 // shard is one shard's run directory.
@@ -84,6 +87,9 @@ func ReadShards(dirs []string) (*Shards, error) {
 	if err := m.place(); err != nil {
 		return nil, err
 	}
+	if err := m.placeExplorations(); err != nil {
+		return nil, err
+	}
 	return m, m.document()
 }
 
@@ -121,6 +127,9 @@ func readShard(dir string) (*shard, error) {
 	case doc.Command == "matrix" && len(doc.Results) != rec.Size(rec.Cells):
 		return nil, fmt.Errorf("%s: shard %s lists %d %s; its share of the run's %d cells is %d", dir, rec.Shard,
 			len(doc.Results), plural("cell", len(doc.Results)), rec.Cells, rec.Size(rec.Cells))
+	case doc.Command == "explore" && len(doc.Explorations) != rec.Size(rec.Cells):
+		return nil, fmt.Errorf("%s: shard %s lists %d %s; its share of the exploration's %d cases is %d", dir, rec.Shard,
+			len(doc.Explorations), plural("case", len(doc.Explorations)), rec.Cells, rec.Size(rec.Cells))
 	}
 	return s, s.checkCells()
 }
@@ -275,6 +284,30 @@ func (m *Shards) place() error {
 	return nil
 }
 
+// placeExplorations puts the cases of an exploration's shards in the
+// order the exploration planned them (the shard record's), each once.
+func (m *Shards) placeExplorations() error {
+	order := m.shards[0].doc.Shard.Scenarios
+	from := map[string]*shard{}
+	for i := range m.shards {
+		s := &m.shards[i]
+		for _, e := range s.doc.Explorations {
+			switch other, ok := from[e.Case]; {
+			case ok:
+				return fmt.Errorf("%s: case %s is in shard %s (%s) too", s.dir, e.Case, other.doc.Shard.Shard, other.dir)
+			case !slices.Contains(order, e.Case):
+				return fmt.Errorf("%s: case %s is not a case of the exploration (%s)", s.dir, e.Case, and(order))
+			}
+			from[e.Case] = s
+			m.explored = append(m.explored, e)
+		}
+	}
+	slices.SortStableFunc(m.explored, func(a, b explore.Result) int {
+		return cmp.Compare(slices.Index(order, a.Case), slices.Index(order, b.Case))
+	})
+	return nil
+}
+
 // axisRank is a matrix cell's place on the run's axes.
 func (m *Shards) axisRank(r scenarios.Result) ([3]int, error) {
 	rec := m.shards[0].doc.Shard
@@ -310,11 +343,14 @@ func (m *Shards) document() error {
 			started = s.doc.Started
 		}
 		took = max(took, s.doc.DurationMS)
-		merged = append(merged, results.MergedShard{K: s.doc.Shard.K, Cells: len(s.doc.Results),
+		merged = append(merged, results.MergedShard{K: s.doc.Shard.K, Cells: len(s.doc.Results) + len(s.doc.Explorations),
 			Started: s.doc.Started.UTC(), DurationMS: s.doc.DurationMS})
 	}
 	m.doc = results.NewDocument(scenarios.Cover(rs), lat, first.Command, started)
-	m.doc.DurationMS, m.doc.Skipped, m.doc.Merged = took, first.Skipped, merged
+	m.doc.DurationMS, m.doc.Skipped, m.doc.Merged, m.doc.Explorations = took, first.Skipped, merged, m.explored
+	if first.Command == "explore" {
+		m.doc.Seeds = first.Seeds
+	}
 	if len(rs) == 0 {
 		m.doc.Profile = first.Profile
 	}
@@ -324,8 +360,9 @@ func (m *Shards) document() error {
 // Document is the merged run's document.
 func (m *Shards) Document() results.Document { return m.doc }
 
-// Cells is the number of cells of the merged run.
-func (m *Shards) Cells() int { return len(m.cells) }
+// Cells is the number of cells of the merged run (an exploration's: its
+// cases).
+func (m *Shards) Cells() int { return len(m.cells) + len(m.explored) }
 
 // N is the number of shards.
 func (m *Shards) N() int { return len(m.shards) }

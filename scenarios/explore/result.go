@@ -17,9 +17,17 @@ type Run struct {
 	Outcome Outcome `json:"outcome"`
 	Class   string  `json:"class"`
 	// Varied lists the classes re-runs of the order gave besides Class
-	// (the determinism check): an order that varies is reported, never
-	// dropped.
+	// (the determinism check), then each re-run that could not be run: an
+	// order that varies is reported, never dropped. It is judged from
+	// Reruns and NotRerun (Rejudged).
 	Varied []string `json:"varied,omitempty"`
+	// Reruns are the determinism check's executions of the order (a
+	// replay's repeats after its first), kept so that the run is judged
+	// again from its records alone.
+	Reruns []Execution `json:"reruns,omitempty"`
+	// NotRerun says why each re-run of the order that could not be run
+	// did not.
+	NotRerun []string `json:"not_rerun,omitempty"`
 }
 
 // Result is what an exploration ran and proved.
@@ -38,6 +46,13 @@ type Result struct {
 	// Errors are the orders that could not be run, with why.
 	Errors []string      `json:"errors,omitempty"`
 	Took   time.Duration `json:"took_ns"`
+	// Profile and TwoStores are what the orders were judged under: a
+	// saved exploration is judged again from its records alone (Rejudge).
+	Profile   api.Profile `json:"profile"`
+	TwoStores bool        `json:"two_stores,omitempty"`
+	// Args are the flags that name the target on explore's command line
+	// ("--strategy pg-tx", a service's flags), for the replay line.
+	Args string `json:"args,omitempty"`
 }
 
 // Holding counts the orders that held.

@@ -39,6 +39,9 @@ func parseSpec(data []byte, path string, reserved []string) (Spec, error) {
 	if len(s.Faults) == 0 {
 		s.Faults = nil // "faults: []" reads back from JSON as none
 	}
+	if len(s.Explore.Cases) == 0 {
+		s.Explore.Cases = nil // as "explore: {cases: []}" asks for nothing
+	}
 	s.File = path
 	return s, nil
 }

@@ -117,7 +117,7 @@ func TestParseSpecRejects(t *testing.T) {
 		name, yaml, want string
 	}{
 		// unknown fields
-		{"unknown top", edit(t, "probe: true", "probes: true"), "probes: unknown field (known: name, doc, reveals, accounts, traffic, retries, faults, probe, target, power) (line 29)"},
+		{"unknown top", edit(t, "probe: true", "probes: true"), "probes: unknown field (known: name, doc, reveals, accounts, traffic, retries, faults, probe, target, power, explore) (line 29)"},
 		{"unknown nested", edit(t, "  duplicates: 2", "  dupes: 2"), "traffic.dupes: unknown field"},
 		{"unknown in fault", edit(t, "    try: 2\n  - kind: redis-cut", "    when: 2\n  - kind: redis-cut"), "faults[1].when: unknown field"},
 		{"repeated field", edit(t, "  keys: 5", "  keys: 5\n  keys: 6"), "traffic.keys: given twice (lines 4 and 5)"},

@@ -78,7 +78,11 @@ var scenarioNotes = map[string]note{
 	"power.target": {desc: "Same-key overlaps a pass needs (0: 299, enough that a race hit by 1 % of them shows with 95 % confidence).", min: 0, max: MaxPowerTarget},
 	"power.aim": {desc: "Same-key overlaps the rounds go on to while the budget lasts, at least the target (0: 2995, enough that a race hit by 0.1 % of them shows with 95 % confidence).",
 		min: 0, max: MaxPowerTarget},
-	"power.budget": {desc: "The longest rounds are sent for, at most 30m (0s: 30s)."},
+	"power.budget":  {desc: "The longest rounds are sent for, at most 30m (0s: 30s)."},
+	"explore":       {desc: "With idemchaos run: explore the target too, every order of two requests of one key in each case (docs/explore.md)."},
+	"explore.cases": {desc: "The cases, as explore's --case takes them (idemchaos checks the names).", max: maxExploreCases},
+	"explore.cases[]": {desc: "A case as explore's --case names it (docs/explore.md): a kind, or a kind that strikes at a point and the point (lost-reply@after-commit).",
+		pattern: casePattern.String()},
 }
 
 // profileNotes describe the fields of a profile file.

@@ -156,3 +156,31 @@ func TestSchemaRefusesWhatTheDecoderRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestExploreField: a file asks for an exploration by its cases; a case
+// that is not a name, or a field the section does not have, is one line
+// naming the field, and the schema refuses both too. Which names are
+// cases only idemchaos knows (the command checks them).
+func TestExploreField(t *testing.T) {
+	scenario := compile(t, ScenarioSchemaFile)
+	ok := validSpec + "explore:\n  cases: [duplicate, lost-reply@after-commit]\n"
+	s, err := Parse([]byte(ok), reserved)
+	if err != nil || !s.Explore.Asked() || len(s.Explore.Cases) != 2 || scenario.Validate(instance(t, []byte(ok))) != nil {
+		t.Fatalf("%+v, %v", s.Explore, err)
+	}
+	if s, err := Parse([]byte(validSpec), reserved); err != nil || s.Explore.Asked() {
+		t.Errorf("no explore section: %+v, %v", s.Explore, err)
+	}
+	for _, c := range []struct{ text, want string }{
+		{validSpec + "explore:\n  cases: [\"Dup licate\"]\n", `explore.cases[0]: "Dup licate" is not a case`},
+		{validSpec + "explore:\n  kases: [duplicate]\n", "explore.kases: unknown field"},
+	} {
+		_, err := Parse([]byte(c.text), reserved)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: %v, want one line with %q", c.text, err, c.want)
+		}
+		if scenario.Validate(instance(t, []byte(c.text))) == nil {
+			t.Errorf("the schema takes %q", c.text)
+		}
+	}
+}

@@ -24,6 +24,7 @@ type Spec struct {
 	Probe    bool     `json:"probe,omitempty" yaml:"probe"`
 	Target   Target   `json:"target" yaml:"target"`
 	Power    Power    `json:"power" yaml:"power"`
+	Explore  Explore  `json:"explore,omitzero" yaml:"explore,omitempty"`
 }
 
 // Shown is what reports call the scenario: its reveals line, else where it

@@ -63,6 +63,32 @@ type Power struct {
 	Budget Duration `json:"budget" yaml:"budget" default:"0s"`
 }
 
+// Explore asks idemchaos run for an exploration of its target besides
+// the scenario: every order of two requests of one key, in each case
+// (docs/explore.md). The cases' names are explore's (--case), checked
+// where the kinds are known (scenarios/explore), above this package.
+type Explore struct {
+	Cases []string `json:"cases,omitempty" yaml:"cases,omitempty"`
+}
+
+// Asked reports whether the file asks for an exploration.
+func (e Explore) Asked() bool { return len(e.Cases) > 0 }
+
+// maxExploreCases bounds explore.cases.
+const maxExploreCases = 32
+
+func (e Explore) validate() error {
+	if len(e.Cases) > maxExploreCases {
+		return fieldErr("explore.cases", "%d cases; at most %d", len(e.Cases), maxExploreCases)
+	}
+	for i, c := range e.Cases {
+		if !casePattern.MatchString(c) {
+			return fieldErr(fmt.Sprintf("explore.cases[%d]", i), "%q is not a case: want a kind, or a kind@point (lost-reply@after-commit)", clip(c, 70))
+		}
+	}
+	return nil
+}
+
 // MaxPowerTarget and MaxPowerBudget bound a spec's power.
 const (
 	MaxPowerTarget = 100000

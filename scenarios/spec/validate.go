@@ -10,13 +10,17 @@ import (
 
 var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
 
+// casePattern is the shape of an explore case's name: a kind, and a point
+// or "answer" after an @.
+var casePattern = regexp.MustCompile(`^[a-z][a-z-]{0,31}(@[a-z][a-z-]{0,31})?$`)
+
 // Validate checks that the spec is possible and bounded, and that its name
 // is none of reserved. The error is one line that starts with the field
 // path, in the file's terms.
 func (s Spec) Validate(reserved []string) error {
 	validateText := func() error { return s.validateText(reserved) }
 	for _, check := range []func() error{validateText, s.Accounts.validate, s.Traffic.validate,
-		s.Retries.validate, s.Target.validate, s.validateFaults, s.validateTogether, s.validatePower} {
+		s.Retries.validate, s.Target.validate, s.validateFaults, s.validateTogether, s.validatePower, s.Explore.validate} {
 		if err := check(); err != nil {
 			return err
 		}
