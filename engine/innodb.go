@@ -183,10 +183,14 @@ func warmSQL(ctx context.Context, db *sql.DB, n int) error {
 // awaitNoTransaction waits, at most d, until no other session of the
 // ledger's database has a transaction open: a killed process's session
 // is gone, what it had not committed rolled back and its locks freed.
+// Sessions of other databases on the same server (another test's) are not
+// waited for; on InnoDB a transaction whose session is already gone (still
+// rolling back) is.
 func (l sqlLedger) awaitNoTransaction(ctx context.Context, d time.Duration) error {
 	q := `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid() AND xact_start IS NOT NULL`
 	if l.innoDB {
-		q = `SELECT COUNT(*) FROM information_schema.innodb_trx WHERE trx_mysql_thread_id <> CONNECTION_ID()`
+		q = `SELECT COUNT(*) FROM information_schema.innodb_trx t LEFT JOIN information_schema.processlist p ON p.ID = t.trx_mysql_thread_id
+			WHERE (p.ID IS NULL OR p.DB = DATABASE()) AND t.trx_mysql_thread_id <> CONNECTION_ID()`
 	}
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
