@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"errors"
 	"io"
 	"slices"
 	"strings"
@@ -18,8 +19,10 @@ type Format struct {
 	// Bench renders a bench document; nil where the format has nothing to
 	// say of one (JUnit: a bench has no verdicts).
 	Bench func(w io.Writer, doc results.Bench) error
-	// Explores says Run renders a document's explorations too.
-	Explores bool
+	// Explores says Run renders a document's explorations too;
+	// ExploresAlone, only a document that holds nothing else (the HTML
+	// page draws a run or an exploration, not both).
+	Explores, ExploresAlone bool
 }
 
 // writeRunTable writes a run document's cells as the table, then its
@@ -36,6 +39,20 @@ func writeRunTable(w io.Writer, d results.Document, v View) error {
 	return WriteExplorations(w, d.Explorations, v)
 }
 
+// WriteRunHTML writes a document's HTML page: its run's report, or the
+// page of its explorations when it holds nothing else (an exploration
+// saved by explore --out, or their merged shards). A document that holds
+// both is refused: a page of one would leave the other's verdict out.
+func WriteRunHTML(w io.Writer, d results.Document) error {
+	switch {
+	case len(d.Explorations) == 0:
+		return WriteHTML(w, d)
+	case len(d.Results) == 0:
+		return WriteExploreHTML(w, d.Explorations, d.Explorations[0].Args)
+	}
+	return errors.New("html: the document holds a run and an exploration; a page draws one of them")
+}
+
 // formats is the registry, in the order help texts list them.
 var formats = []Format{
 	{Name: "table", Run: writeRunTable, Bench: WriteBenchTable, Explores: true},
@@ -44,8 +61,8 @@ var formats = []Format{
 	{Name: "junit", Run: func(w io.Writer, d results.Document, _ View) error { return WriteJUnit(w, d) }},
 	{Name: "markdown", Run: func(w io.Writer, d results.Document, _ View) error { return WriteMarkdown(w, d) },
 		Bench: WriteBenchMarkdown},
-	{Name: "html", Run: func(w io.Writer, d results.Document, _ View) error { return WriteHTML(w, d) },
-		Bench: WriteBenchHTML},
+	{Name: "html", Run: func(w io.Writer, d results.Document, _ View) error { return WriteRunHTML(w, d) },
+		Bench: WriteBenchHTML, ExploresAlone: true},
 }
 
 // Formats lists every format, in help order.
@@ -84,6 +101,27 @@ func FormatList(note string, bench bool) string {
 		default:
 			names = append(names, f.Name)
 		}
+	}
+	return orList(names)
+}
+
+// ExploreFormats names the formats that draw a document's explorations,
+// as FormatList does ("table, json or html"); alone: the document holds
+// nothing else.
+func ExploreFormats(alone bool) string {
+	var names []string
+	for _, f := range formats {
+		if f.Explores || alone && f.ExploresAlone {
+			names = append(names, f.Name)
+		}
+	}
+	return orList(names)
+}
+
+// orList joins names as a sentence does: "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }

@@ -228,7 +228,7 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if c.shard.Set() {
 		doc.Shard = scenarios.ExploreShard(c.shard, name, planned, f.settings(profile))
 	}
-	if err := saveDocument(c.out, doc); err != nil {
+	if err := saveRun(c.out, doc); err != nil {
 		return envError(err)
 	}
 	if err := files.write(stdout, doc); err != nil {

@@ -14,7 +14,8 @@ import (
 )
 
 // TestExploreSaved: explore --out saves every order's records in the run
-// document; check DIR judges them again offline and prints what explore
+// document and its page (report.html, which report --format html writes
+// again; the formats that cannot draw an exploration refuse); check DIR judges them again offline and prints what explore
 // printed, with its exit code; records edited to a double charge are
 // judged to one (exit 1, the difference told); a truncated or foreign run
 // directory is one line, exit 2.
@@ -29,6 +30,16 @@ func TestExploreSaved(t *testing.T) {
 		if c.Profile.Name != "ietf" || len(c.Runs) < 2 || len(c.Runs[0].Attempts) != 2 || c.Args != "--strategy pg-tx" {
 			t.Errorf("case %s saved without its records: %+v", c.Case, c)
 		}
+	}
+	page := filepath.Join(dir, rundir.ReportFile)
+	if html := readFile(t, page); strings.Count(html, `<svg class="grid"`) != 2 || !strings.Contains(o.stderr, "its page: "+page) {
+		t.Errorf("explore --out: the page %s does not draw both cases, or is not named (%q)", page, o.stderr)
+	}
+	if r := cli(t, "report", dir, "--format", "html"); r.code != exitPass || r.stdout != readFile(t, page) {
+		t.Errorf("report --format html of an exploration: exit %d, %d bytes; want the saved page\n%s", r.code, len(r.stdout), r.stderr)
+	}
+	if r := cli(t, "report", dir, "--format", "junit"); r.code != exitUsage || !strings.Contains(r.stderr, "want table, json or html") {
+		t.Errorf("report --format junit of an exploration: exit %d\n%s", r.code, r.stderr)
 	}
 	again := cli(t, "check", dir)
 	if again.code != exitPass || again.stdout != o.stdout || !strings.Contains(again.stderr, "re-judged 2 cases of an exploration offline: 0 differ") {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemchaos/idemchaos/results/rundir"
 	"github.com/idemchaos/idemchaos/scenarios/explore"
 )
 
@@ -39,6 +40,9 @@ func TestExploreShards(t *testing.T) {
 	}
 	if !strings.Contains(m.stdout, explore.Summary(want.Explorations)) {
 		t.Errorf("merge does not say what the whole proves (%s):\n%s", explore.Summary(want.Explorations), m.stdout)
+	}
+	if page := readFile(t, filepath.Join(merged, rundir.ReportFile)); strings.Count(page, `<section class="case"`) != len(want.Explorations) {
+		t.Errorf("the merged run's page has %d sections; want one per case (%d)", strings.Count(page, `<section class="case"`), len(want.Explorations))
 	}
 	if o := cli(t, "check", merged); o.code != exitPass || o.stdout != m.stdout {
 		t.Errorf("check of the merged run: exit %d\n%s\nwant merge's:\n%s", o.code, o.stdout, m.stdout)

@@ -70,6 +70,9 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 // shows one, and exits as explore would.
 func mergedExploration(c common, m *rundir.Shards, view reports.View, stdout, stderr io.Writer) error {
 	doc := m.Document()
+	if err := saveReport(c.out, doc); err != nil {
+		return envError(err)
+	}
 	if err := writeOutput(common{jsonFile: c.jsonFile}, stdout, doc, func(w io.Writer) error {
 		return reports.WriteExplorations(w, doc.Explorations, view)
 	}); err != nil {

@@ -32,19 +32,19 @@ func saveDocument(out string, doc results.Document) error {
 }
 
 // saveRun writes the run's document at the root of out, and its HTML
-// report beside it (not for a run that explored: the report does not
-// show an exploration, and a page that left one out could pass a run
-// that failed).
+// page beside it: the run's report, or the page of its explorations when
+// it holds nothing else (none for a run that explored too: a page of one
+// would leave the other out, and could pass a run that failed).
 func saveRun(out string, doc results.Document) error {
-	if err := saveDocument(out, doc); err != nil || out == "" || len(doc.Explorations) > 0 {
+	if err := saveDocument(out, doc); err != nil || out == "" || len(doc.Explorations) > 0 && len(doc.Results) > 0 {
 		return err
 	}
 	return saveReport(out, doc)
 }
 
-// saveReport writes the run's HTML report at the root of out.
+// saveReport writes the document's HTML page at the root of out.
 func saveReport(out string, doc results.Document) error {
-	return rundir.WriteAtomic(filepath.Join(out, rundir.ReportFile), func(w io.Writer) error { return reports.WriteHTML(w, doc) })
+	return rundir.WriteAtomic(filepath.Join(out, rundir.ReportFile), func(w io.Writer) error { return reports.WriteRunHTML(w, doc) })
 }
 
 // announceOut tells, in one line, where the run was saved: its HTML
@@ -62,9 +62,20 @@ func announceOut(w io.Writer, out string) {
 }
 
 // announceExplored tells, in one line, where a run holding an
-// exploration was saved, and what reads it.
+// exploration was saved, and what reads it: its page, when it has one.
 func announceExplored(w io.Writer, out string) {
-	if out != "" {
-		fmt.Fprintf(w, "saved in %s (idemchaos check %s judges it again; idemchaos report %s shows it)\n", out, out, out)
+	if out == "" {
+		return
 	}
+	if page := filepath.Join(out, rundir.ReportFile); exists(page) {
+		fmt.Fprintf(w, "saved in %s (idemchaos check %s judges it again); its page: %s\n", out, out, page)
+		return
+	}
+	fmt.Fprintf(w, "saved in %s (idemchaos check %s judges it again; idemchaos report %s shows it)\n", out, out, out)
+}
+
+// exists reports whether path names a file.
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

@@ -60,15 +60,9 @@ func loadRenderer(target string, f reports.Format, view reports.View) (func(io.W
 		}
 		return func(w io.Writer) error { return f.Bench(w, *saved.Bench) }, nil
 	}
-	if doc := saved.Run; len(doc.Explorations) > 0 && !f.Explores {
-		var want []string
-		for _, g := range reports.Formats() {
-			if g.Explores {
-				want = append(want, g.Name)
-			}
-		}
-		return nil, usageErrorf("report: --format %s does not show an exploration, and %s holds one: want %s "+
-			"(idemchaos explore --html draws an exploration's page)", f.Name, saved.Path, strings.Join(want, " or "))
+	if doc := saved.Run; len(doc.Explorations) > 0 && !f.Explores && !(f.ExploresAlone && len(doc.Results) == 0) {
+		return nil, usageErrorf("report: --format %s does not show an exploration, and %s holds one: want %s",
+			f.Name, saved.Path, reports.ExploreFormats(len(doc.Results) == 0))
 	}
 	return func(w io.Writer) error { return f.Run(w, *saved.Run, view) }, nil
 }
