@@ -69,7 +69,7 @@ var commands = []command{
 			"stores K times (--k, default 3), fails with the same anomaly every time; the search stops when no cut " +
 			"fails or at --timeout. It writes the minimal scenario file (--file), its repro line and the story of its " +
 			"run. Exit 0 shrunk, 4 the cell did not fail, 2 bad input, 3 environment."},
-	{"explore", []string{"--strategy S [--case duplicate|mismatch] [--requests 2|3] [--preemptions N] [--bound D] [--json FILE] [--html FILE]",
+	{"explore", []string{"--strategy S [--case C,...|all] [--requests 2|3] [--preemptions N] [--bound D] [--json FILE] [--html FILE]",
 		"--strategy S --case C --order ORDER [--repeat N]", "--strategy S --case all --shard K/N --out DIR"}, "every order of a key's requests, each held at every point",
 		"Runs two (or three) requests of one key through every order of their steps: each request is held at every " +
 			"failpoint it reaches (and before it is sent), and the scheduler releases one at a time, every choice " +

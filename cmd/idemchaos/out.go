@@ -53,8 +53,7 @@ func announceOut(w io.Writer, out string) {
 	if out == "" {
 		return
 	}
-	page := filepath.Join(out, rundir.ReportFile)
-	if _, err := os.Stat(page); err == nil {
+	if page := filepath.Join(out, rundir.ReportFile); exists(page) {
 		fmt.Fprintf(w, "HTML report: %s\n", page)
 		return
 	}
