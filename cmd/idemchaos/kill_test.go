@@ -178,8 +178,11 @@ func assertCheckable(t *testing.T, out string) {
 // without waiting for its clean-up; what it started dies with it, and the
 // data dirs it leaves are swept by the next start.
 //
-// The feature: after the first signal main calls stop(), so the Go runtime
-// no longer hands SIGINT to the program and the next one kills the process.
+// The feature: on the first signal main calls signal.Stop before it cancels
+// the run, so the Go runtime no longer hands SIGINT to the program and the
+// next one kills the process, however busy its clean-up keeps it (a Stop
+// after the cancel, from a goroutine of its own, once let a loaded CLI
+// swallow 107 repeats).
 // That change cannot be seen from outside: Go keeps its own handler
 // installed for SIGINT whether or not the signal is wanted, so the SigCgt
 // mask of /proc/PID/status has SIGINT caught before and after stop(). The

@@ -21,13 +21,20 @@ func main() {
 	// go-redis logs every failed dial; a cut store link is the point of some
 	// scenarios, and the history records what happened.
 	redis.SetLogger(&logging.VoidLogger{})
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		<-ctx.Done()
-		stop() // a second Ctrl-C now kills at once
+		<-signals
+		// the signals go back to the runtime's default before the clean-up
+		// begins, so a second Ctrl-C kills at once however busy the
+		// process is (releasing them after the cancel raced the clean-up)
+		signal.Stop(signals)
+		cancel()
 	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
+	signal.Stop(signals)
+	cancel()
 	os.Exit(code)
 }
 
