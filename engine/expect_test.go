@@ -3,9 +3,11 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/idemchaos/idemchaos/engine"
@@ -14,9 +16,10 @@ import (
 	"github.com/idemchaos/idemchaos/targets/strategy/design"
 )
 
-// seedsUnderTest is how many seeds every cell runs in the expectation test
-// (IDEMCHAOS_TEST_SEEDS overrides it for longer local runs).
-func seedsUnderTest(t *testing.T) int { return envSeeds(t, "IDEMCHAOS_TEST_SEEDS", 3) }
+// seedsUnderTest is how many seeds every cell runs in the expectation test:
+// IDEMCHAOS_TEST_SEEDS, else one (make test); make test-failover-long runs
+// every cell on 3, and make matrix-stress the whole matrix on 3 under load.
+func seedsUnderTest(t *testing.T) int { return envSeeds(t, "IDEMCHAOS_TEST_SEEDS", 1) }
 
 // seedsOf: a failover scenario runs IDEMCHAOS_FAILOVER_SEEDS seeds here,
 // else one (a fresh topology and a failover: 2-3 s a cell);
@@ -91,8 +94,8 @@ func TestEveryCellAsDeclared(t *testing.T) {
 							t.Errorf("%s seed %d: %s %v; an unstable cell must never be inconclusive nor charge twice", sc, seed, res.Verdict, res.Anomalies)
 						}
 					} else if !res.AsExpected {
-						t.Errorf("%s seed %d: verdict %s anomalies %v assumptions %v; declared %v\n  %s",
-							sc, seed, res.Verdict, res.Anomalies, res.Assumptions, res.Expected, res.Repro)
+						t.Errorf("%s seed %d: verdict %s anomalies %v assumptions %v; declared %v\n  %s%s",
+							sc, seed, res.Verdict, res.Anomalies, res.Assumptions, res.Expected, res.Repro, findingLines(res))
 					}
 					cell = append(cell, res)
 				}
@@ -109,6 +112,16 @@ func TestEveryCellAsDeclared(t *testing.T) {
 	}
 }
 
+// findingLines is each finding of res on a line of its own, with its
+// evidence: what a cell that failed under load showed.
+func findingLines(res scenarios.Result) string {
+	var b strings.Builder
+	for _, f := range res.Findings {
+		fmt.Fprintf(&b, "\n  %s %s: %s (attempts %v, charges %v)", f.Anomaly, f.Key, f.Detail, f.Attempts, f.Charges)
+	}
+	return b.String()
+}
+
 // onInnoDB reports whether the strategy is on InnoDB.
 func onInnoDB(strategy string) bool {
 	info, err := design.Lookup(strategy)
@@ -116,13 +129,16 @@ func onInnoDB(strategy string) bool {
 }
 
 // TestForcedRaceEverySeed: the gate makes redis-getset's race happen on every
-// seed, and the correct designs never charge twice under the same gate.
+// seed, and the correct designs never charge twice under the same gate:
+// IDEMCHAOS_FORCED_RACE_SEEDS seeds each (make test-failover-long: 50),
+// else 10.
 func TestForcedRaceEverySeed(t *testing.T) {
+	n := envSeeds(t, "IDEMCHAOS_FORCED_RACE_SEEDS", 10)
 	cases := []struct {
 		strategy string
 		seeds    int
 		verdict  scenarios.Verdict
-	}{{"redis-getset", 50, scenarios.Fail}, {"pg-tx", 15, scenarios.Pass}, {"redis-pg-guard", 15, scenarios.Pass}}
+	}{{"redis-getset", n, scenarios.Fail}, {"pg-tx", n, scenarios.Pass}, {"redis-pg-guard", n, scenarios.Pass}}
 	for _, c := range cases {
 		t.Run(c.strategy, func(t *testing.T) {
 			t.Parallel()
