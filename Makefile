@@ -7,8 +7,9 @@ SEEDS ?= 1
 # worker starts them too before its first input (one worker there).
 FUZZTIME ?= 5s
 FUZZTIME_SERVERS ?= 10s
+FUZZ_WORKERS ?= 1
 
-.PHONY: matrix test test-bin check setup build docs fuzz test-services-long test-long test-failover-long test-explore-long conformance conformance-clients bench-compare matrix-stress
+.PHONY: matrix test test-module test-e2e test-bin check setup build docs fuzz test-services-long test-long test-failover-long test-explore-long conformance conformance-clients bench-compare matrix-stress test-stress
 
 # make matrix saves its run in MATRIX_OUT (git-ignored) with its HTML
 # report, MATRIX_OUT/report.html, and replaces the run saved there before
@@ -23,12 +24,31 @@ matrix: setup
 # library's; it tests this checkout through a replace directive.
 # The commands the tests run as processes are built once (test-bin); the
 # tests take them from IDEMCHAOS_TEST_BIN instead of building their own.
+# The two modules' tests and the fuzz targets run side by side (make -j3).
+# Each module runs TEST_P (E2E_P) packages and TEST_PARALLEL (E2E_PARALLEL)
+# parallel tests of a package at once: 2, go test's default on 2 cores;
+# side by side the two cores are busy, and more at once only loads the
+# machine more (docs/testing.md has the measure). TESTJSON=DIR writes
+# each module's go test -json, with the CPU time of each package
+# (scripts/cputime), to DIR/root.json and DIR/e2e.json instead of the
+# terminal: docs/testing.md reads them with scripts/testtime.go.
 TESTBIN := $(CURDIR)/bin/test
+TEST_P ?= 2
+TEST_PARALLEL ?= 2
+E2E_P ?= 2
+E2E_PARALLEL ?= 2
+TESTJSON ?=
 test: export IDEMCHAOS_TEST_BIN = $(TESTBIN)
 test: setup check test-bin
-	go test -race -count=1 -timeout 30m ./...
-	cd e2e && go test -race -count=1 -timeout 15m ./...
-	@$(MAKE) --no-print-directory fuzz
+	@$(MAKE) --no-print-directory -j3 test-module test-e2e fuzz
+
+test-module test-e2e: export IDEMCHAOS_TEST_BIN = $(TESTBIN)
+test-module:
+	go test -race -count=1 -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout 30m $(call testjson,root) ./... $(call testjsonout,root)
+test-e2e:
+	cd e2e && go test -race -count=1 -p $(E2E_P) -parallel $(E2E_PARALLEL) -timeout 15m $(call testjson,e2e) ./... $(call testjsonout,e2e)
+testjson = $(if $(TESTJSON),-json -exec $(CURDIR)/scripts/cputime)
+testjsonout = $(if $(TESTJSON),> $(abspath $(TESTJSON))/$(1).json)
 
 # The commands the tests run as processes (the CLI, paymentd, paysvc, the
 # e2e services), built once into TESTBIN for every test package: go build
@@ -51,10 +71,12 @@ test-long: setup
 		-run '^(TestService|TestTargetFailpoints)' -v ./cmd/idemchaos
 
 # redis-failover over 20 seeds for every strategy, beside every other cell
-# on 3 (make test runs it on one seed: a fresh topology and a failover a cell),
-# and the InnoDB strategies' cells on 5 seeds (make test: one).
+# on 3, and the InnoDB strategies' cells on 5 seeds (make test runs every
+# cell on one seed: the engine's TestEveryCellAsDeclared); forced-race on
+# 50 seeds of redis-getset, pg-tx and redis-pg-guard (make test: 10).
 test-failover-long: setup
-	IDEMCHAOS_FAILOVER_SEEDS=20 IDEMCHAOS_INNODB_SEEDS=5 go test -count=1 -timeout 60m -run '^TestEveryCellAsDeclared$$' -v ./engine
+	IDEMCHAOS_TEST_SEEDS=3 IDEMCHAOS_FAILOVER_SEEDS=20 IDEMCHAOS_INNODB_SEEDS=5 IDEMCHAOS_FORCED_RACE_SEEDS=50 \
+		go test -count=1 -timeout 60m -run '^(TestEveryCellAsDeclared|TestForcedRaceEverySeed)$$' -v ./engine
 
 # Every order of every case of every built-in strategy, each as its
 # definition declares (make test explores four of them).
@@ -62,7 +84,8 @@ test-explore-long: setup
 	IDEMCHAOS_EXPLORE_ALL=1 go test -count=1 -timeout 60m -run '^TestExploreCatalog$$' -v ./engine
 
 # Every Go fuzz target (func FuzzX in a _test.go file): go test takes one
-# -fuzz target per run. Minimizing is capped (10 tries): with the whole
+# -fuzz target per run, with FUZZ_WORKERS workers (one: make test fuzzes
+# beside the tests; more for a longer make fuzz). Minimizing is capped (10 tries): with the whole
 # dependency graph instrumented, each coverage snapshot is slow. A failing
 # input is saved under the package's testdata/fuzz/FuzzX/ and from then on
 # replays as a regression test in every `go test`. A run that fails with
@@ -70,7 +93,7 @@ test-explore-long: setup
 # 1.26's race at the -fuzztime boundary (golang/go#75804) and runs once more.
 fuzz: setup
 	@set -e; for file in $$(grep -rl --include='*_test.go' '^func Fuzz' . | sort); do \
-		pkg=$$(dirname $$file); time=$(FUZZTIME); par=; \
+		pkg=$$(dirname $$file); time=$(FUZZTIME); par=-parallel=$(FUZZ_WORKERS); \
 		if grep -qs '^func TestMain' $$pkg/*_test.go; then time=$(FUZZTIME_SERVERS); par=-parallel=1; fi; \
 		for name in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$file); do \
 			echo "fuzz $$pkg $$name for $$time"; \
@@ -116,6 +139,12 @@ COMPARE_DURATION ?= 10s
 bench-compare: setup
 	go run ./cmd/idemchaos bench --compare --rounds $(COMPARE_ROUNDS) --duration $(COMPARE_DURATION) \
 		--json bench-compare.json
+
+# The tests a loaded machine once moved, under stress-ng --cpu 6
+# (STRESS_CPUS): scripts/test-stress says which.
+test-stress: export IDEMCHAOS_TEST_BIN = $(TESTBIN)
+test-stress: setup test-bin
+	scripts/test-stress
 
 # A SEEDS-seed matrix (3 unless given) under 3x CPU oversubscription
 # (STRESS_CPUS busy loops: stress-ng, or scripts/busyloop.go); fails on any

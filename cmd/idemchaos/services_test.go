@@ -33,8 +33,8 @@ import (
 // seed, and the correct service must pass every scenario that runs.
 
 // serviceSeeds is how many seeds each variant runs: IDEMCHAOS_SERVICE_SEEDS
-// (the long form, make test-services-long: 20), else 2.
-func serviceSeeds(t *testing.T) int { return envCount(t, "IDEMCHAOS_SERVICE_SEEDS", 2) }
+// (the long form, make test-services-long: 20), else 1 (make test).
+func serviceSeeds(t *testing.T) int { return envCount(t, "IDEMCHAOS_SERVICE_SEEDS", 1) }
 
 // atFloor stops a race-hunting scenario at its power floor: for the tests
 // about something else than a race, which a hunt to the power aim only

@@ -32,10 +32,11 @@ func atFloor(more ...string) []string {
 	return append([]string{"--power-aim", strconv.Itoa(scenarios.DefaultPowerTarget)}, more...)
 }
 
-// seeds is how many seeds each judged run covers.
+// seeds is how many seeds each judged run covers: IDEMCHAOS_SERVICE_SEEDS
+// (the long form, make test-services-long: 20), else 1 (make test).
 func seeds(t *testing.T) int {
 	t.Helper()
-	n := 2
+	n := 1
 	if v := os.Getenv("IDEMCHAOS_SERVICE_SEEDS"); v != "" {
 		var err error
 		if n, err = strconv.Atoi(v); err != nil || n < 1 || n > 100 {

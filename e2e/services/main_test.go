@@ -10,7 +10,7 @@
 // named.
 //
 // It holds tests only, in the e2e module. IDEMCHAOS_SERVICE_SEEDS sets the
-// seeds per run (make test-services-long: 20; default 2).
+// seeds per run (make test-services-long: 20; default 1).
 package services
 
 import (
