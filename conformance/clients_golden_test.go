@@ -24,6 +24,7 @@ func TestClientVerdicts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the client conformance run takes minutes; -short leaves it to make conformance-clients")
 	}
+	t.Parallel()
 	bin := buildCLI(t)
 	dir := t.TempDir()
 	run, md := filepath.Join(dir, "run"), filepath.Join(dir, "CLIENTS.md")

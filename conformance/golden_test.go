@@ -32,9 +32,12 @@ func TestConformanceVerdicts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the conformance run takes minutes; -short leaves it to make conformance")
 	}
+	t.Parallel()
 	bin := buildCLI(t)
 	out := filepath.Join(t.TempDir(), "run")
-	cmd := exec.Command(bin, append([]string{"conformance", "--seeds", "1", "--quiet", "--source", "..", "--out", out,
+	// three rows at once: a row waits on its scenarios far more than it
+	// computes (docs/testing.md)
+	cmd := exec.Command(bin, append([]string{"conformance", "--seeds", "1", "--parallel", "3", "--quiet", "--source", "..", "--out", out,
 		"--golden", "verdicts.golden"}, workArgs(t)...)...)
 	cmd.Env = append(os.Environ(), "IDEMCHAOS_REDIS_URL="+services.RedisURL, "IDEMCHAOS_POSTGRES_URL="+services.PostgresURL)
 	var stdout, stderr bytes.Buffer

@@ -53,6 +53,7 @@ func TestListNamesEverything(t *testing.T) {
 }
 
 func TestRunExitCodeFollowsVerdict(t *testing.T) {
+	t.Parallel()
 	o := cli(t, "run", "--strategy", "none", "--scenario", "concurrent-duplicates", "--seed", "2")
 	if o.code != exitViolated || !strings.Contains(o.stdout, "double_charge") || !strings.Contains(o.stdout, "repro: idemchaos run --strategy none --scenario concurrent-duplicates --seed 2") {
 		t.Fatalf("none: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)

@@ -10,6 +10,7 @@ import (
 // alone, the kill, Sentinel's promotion of a replica without its record,
 // and the retry charging again; the same words on two runs of the seed.
 func TestDemoRedisFailoverTellsTheLostClaim(t *testing.T) {
+	t.Parallel()
 	args := []string{"demo", "redis-failover", "--seed", "3"}
 	first, second := cli(t, args...), cli(t, args...)
 	for _, o := range []outcome{first, second} {

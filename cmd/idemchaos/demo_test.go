@@ -169,6 +169,7 @@ func assertSameStory(t *testing.T, args []string, wants ...string) {
 // TestDemoOfEachClassShowsIt runs every demo --list names and checks that
 // its story ends in the anomaly it is listed for.
 func TestDemoOfEachClassShowsIt(t *testing.T) {
+	t.Parallel()
 	told := map[string]string{}
 	for _, c := range scenarios.Lessons() {
 		if c.Scenario == "forced-race" && c.Strategy == "redis-getset" { // the test above

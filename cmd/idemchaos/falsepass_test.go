@@ -119,6 +119,7 @@ func TestTargetThatNeverAnswersIsAnEnvironmentError(t *testing.T) {
 }
 
 func TestTargetAnswering404EverywhereIsInconclusive(t *testing.T) {
+	t.Parallel()
 	l := newUserLedger(t)
 	srv := httptest.NewServer(http.NotFoundHandler())
 	defer srv.Close()
@@ -169,6 +170,7 @@ func TestEchoServerNeverPasses(t *testing.T) {
 // TestSameSeedTwiceAgainstOneLedger: keys are fresh per run, so a re-run
 // with the same seed against the same (persistent) ledger proves as much.
 func TestSameSeedTwiceAgainstOneLedger(t *testing.T) {
+	t.Parallel()
 	p := startPaymentd(t, "pg-tx")
 	for run := 1; run <= 2; run++ {
 		o := runAgainst(t, p, "--scenario", "concurrent-duplicates", "--seed", "3")
@@ -230,6 +232,7 @@ func (s *lateService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // so every late double charge is in the ground truth; and a ledger still
 // moving at the --settle bound makes the run inconclusive, never a pass.
 func TestLateChargesAreWaitedFor(t *testing.T) {
+	t.Parallel()
 	l := newUserLedger(t)
 	s := &lateService{ledger: l, delay: func(n int64) time.Duration { return 50*time.Millisecond + time.Duration(n%10)*60*time.Millisecond }}
 	srv := httptest.NewServer(s)

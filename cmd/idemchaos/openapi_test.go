@@ -31,6 +31,7 @@ func specVariant(t *testing.T, old, new string) string {
 // description naming another key header sends no key paymentd reads, and
 // the run cannot pass; a status the description leaves out is noted.
 func TestOpenAPIRunWithoutShapeFlags(t *testing.T) {
+	t.Parallel()
 	p := startPaymentd(t, "pg-tx")
 	o := runAgainst(t, p, "--openapi", paymentdSpec, "--scenario", "concurrent-duplicates", "--seed", "3")
 	if o.code != exitPass {

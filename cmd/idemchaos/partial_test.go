@@ -13,6 +13,7 @@ import (
 // never started, and exits 4: it proved nothing about them. A run stopped
 // before any cell is recognised by its marker: exit 4.
 func TestPartialRunDirectory(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	o := cli(t, "matrix", "--quiet", "--strategies", "pg-tx", "--scenarios", "missing-key,payload-mismatch,dropped-response", "--out", dir)
 	if o.code != exitPass {

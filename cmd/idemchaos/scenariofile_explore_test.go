@@ -94,6 +94,7 @@ func TestScenarioFileExplores(t *testing.T) {
 // exploration runs through the control endpoint after the scenario, is
 // reported and saved with it, and check judges it again.
 func TestScenarioFileExploresService(t *testing.T) {
+	t.Parallel()
 	p := startPaymentd(t, "pg-tx", "--failpoints")
 	dir := filepath.Join(t.TempDir(), "run")
 	o := runAgainst(t, p, "--failpoints", "--key-ttl", "24h", "--scenario-file", exploreExample, "--out", dir)

@@ -10,6 +10,7 @@ import (
 const exampleScenario = "../../examples/retry-burst.yaml"
 
 func TestScenarioFileCatchesAndPasses(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	o := cli(t, "run", "--strategy", "redis-getset", "--scenario-file", exampleScenario, "--seed", "2", "--out", dir)
 	if o.code != exitViolated || !strings.Contains(o.stdout, "double_charge") {
@@ -76,6 +77,7 @@ func TestProfileFile(t *testing.T) {
 // concurrent-duplicates and forced-race, its gate forced through the
 // failpoints.
 func TestProfileFileStatusSetBuiltIn(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "early.yaml")
 	if err := os.WriteFile(path, []byte("name: early\nin_flight: [425, 409]\n"), 0o644); err != nil {
 		t.Fatal(err)

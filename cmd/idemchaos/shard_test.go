@@ -59,6 +59,7 @@ func cellKey(r scenarios.Result) string {
 // a directory that is not a run and an --out in use, each with exit 2 and
 // one line naming it.
 func TestShardedMatrixMerges(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	run := []string{"matrix", "--quiet", "--strategies", "pg-tx,redis-getset", "--scenarios",
 		"dropped-response,missing-key,concurrent-duplicates", "--seeds", "2"}

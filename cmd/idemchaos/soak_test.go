@@ -38,6 +38,7 @@ func readSoakDoc(t *testing.T, path string) soakDoc {
 // TestSoakCorrectStrategyFindsNothing: the reference strategy survives a
 // short soak of the default scenario set, and exits 0.
 func TestSoakCorrectStrategyFindsNothing(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "soak.json")
 	o := cli(t, "soak", "--strategies", "pg-tx", "--duration", "3s", "--seed", "11", "--json", file)
 	if o.code != exitPass {
@@ -62,6 +63,7 @@ var reproLine = regexp.MustCompile(`(?m)^\s+caught\s+(idemchaos run --strategy r
 // TestSoakReproLineReproduces: a flawed strategy's declared anomaly is
 // reported as caught (exit 0), and its repro line, run as printed, fails.
 func TestSoakReproLineReproduces(t *testing.T) {
+	t.Parallel()
 	o := cli(t, "soak", "--strategies", "redis-getset", "--scenarios", "concurrent-duplicates", "--duration", "3s", "--seed", "3")
 	if o.code != exitPass {
 		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)

@@ -25,6 +25,7 @@ import (
 // after-commit point. Both of those passed before cuts were counted. A
 // saved run checked again offline gets the same verdict.
 func TestTargetStoreCutCountsOnlyWhereTheServiceMetIt(t *testing.T) {
+	t.Parallel()
 	toxi, err := fault.Embedded() // stands for the user's Toxiproxy
 	if err != nil {
 		t.Fatal(err)

@@ -83,6 +83,7 @@ func observed(t *testing.T, out, scenario string, seed uint64) scenarios.Observa
 // in another process, until B has been answered: redis-getset double-charges
 // on every seed.
 func TestTargetFailpointsForcedRaceRedisGetset(t *testing.T) {
+	t.Parallel()
 	seeds := failpointSeeds(t)
 	p := startPaymentd(t, "redis-getset", "--failpoints")
 	out := t.TempDir()
@@ -138,6 +139,7 @@ func TestTargetFailpointsForcedRaceRedisGetset(t *testing.T) {
 // traffic. (pg-tx, which never uses Redis, is inconclusive under
 // redis-fault-after-commit: TestTargetStoreCutCountsOnlyWhereTheServiceMetIt.)
 func TestTargetFailpointsCorrectServicePassesEveryScenario(t *testing.T) {
+	t.Parallel()
 	toxi, err := fault.Embedded() // stands for the user's Toxiproxy
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ const refusalSeeds = 3
 // balances as it found them, so the charge is declined again); without
 // --topup-path the scenario is skipped with the reason.
 func TestTargetRefusalPaymentd(t *testing.T) {
+	t.Parallel()
 	flawed := startPaymentd(t, "pg-success-only")
 	out := t.TempDir()
 	o := cliEnv(t, nil, "matrix", "--quiet", "--target-url", flawed.url, "--ledger-url", flawed.ledgerURL, "--ledger-query", flawed.ledgerQuery,
@@ -67,6 +68,7 @@ func TestTargetRefusalPaymentd(t *testing.T) {
 // that pays in too little to fund the declined charge, proves nothing:
 // inconclusive, exit 4, saying why; never a pass.
 func TestTargetRefusalTopUpThatDoesNotFund(t *testing.T) {
+	t.Parallel()
 	p := startPaymentd(t, "pg-tx")
 	for _, c := range []struct {
 		args []string

@@ -143,6 +143,7 @@ func runAgainst(t *testing.T, p paymentd, args ...string) outcome {
 }
 
 func TestTargetRedisGetsetDoubleChargesExit1(t *testing.T) {
+	t.Parallel()
 	p := startPaymentd(t, "redis-getset")
 	// From outside the check-then-act race is hit by timing, not forced (a
 	// gate needs --failpoints): a seed whose duplicates all missed the
@@ -165,6 +166,7 @@ func TestTargetRedisGetsetDoubleChargesExit1(t *testing.T) {
 }
 
 func TestTargetPgTxPassesExit0(t *testing.T) {
+	t.Parallel()
 	p := startPaymentd(t, "pg-tx")
 	for _, sc := range []string{"concurrent-duplicates", "dropped-response", "payload-mismatch"} {
 		o := runAgainst(t, p, "--scenario", sc, "--seed", "3")
@@ -248,6 +250,7 @@ func TestTargetLedgerQueryColumnsChecked(t *testing.T) {
 // failpoint protocol (a Redis claim that expires during the slowed charge
 // lets a retry charge again).
 func TestTargetStoreFaultsThroughUserProxy(t *testing.T) {
+	t.Parallel()
 	toxi, err := fault.Embedded() // stands for the user's Toxiproxy
 	if err != nil {
 		t.Fatal(err)
