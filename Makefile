@@ -25,16 +25,18 @@ matrix: setup
 # The commands the tests run as processes are built once (test-bin); the
 # tests take them from IDEMCHAOS_TEST_BIN instead of building their own.
 # The two modules' tests and the fuzz targets run side by side (make -j3).
-# Each module runs TEST_P (E2E_P) packages and TEST_PARALLEL (E2E_PARALLEL)
-# parallel tests of a package at once: 2, go test's default on 2 cores;
-# side by side the two cores are busy, and more at once only loads the
-# machine more (docs/testing.md has the measure). TESTJSON=DIR writes
+# The module runs TEST_P packages at once, its three longest (HEAVY) first
+# so that none of them starts last; each runs TEST_PARALLEL parallel tests
+# at once (2: go test's default on 2 cores); the e2e module E2E_P and
+# E2E_PARALLEL. The suite is CPU-bound on 2 cores this way: more at once
+# only loads the machine more (docs/testing.md has the measure). TESTJSON=DIR writes
 # each module's go test -json, with the CPU time of each package
 # (scripts/cputime), to DIR/root.json and DIR/e2e.json instead of the
 # terminal: docs/testing.md reads them with scripts/testtime.go.
 TESTBIN := $(CURDIR)/bin/test
-TEST_P ?= 2
+TEST_P ?= 3
 TEST_PARALLEL ?= 2
+HEAVY := ./cmd/idemchaos ./engine ./conformance
 E2E_P ?= 2
 E2E_PARALLEL ?= 2
 TESTJSON ?=
@@ -44,7 +46,7 @@ test: setup check test-bin
 
 test-module test-e2e: export IDEMCHAOS_TEST_BIN = $(TESTBIN)
 test-module:
-	go test -race -count=1 -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout 30m $(call testjson,root) ./... $(call testjsonout,root)
+	go test -race -count=1 -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout 30m $(call testjson,root) $(HEAVY) ./... $(call testjsonout,root)
 test-e2e:
 	cd e2e && go test -race -count=1 -p $(E2E_P) -parallel $(E2E_PARALLEL) -timeout 15m $(call testjson,e2e) ./... $(call testjsonout,e2e)
 testjson = $(if $(TESTJSON),-json -exec $(CURDIR)/scripts/cputime)
