@@ -92,6 +92,22 @@ func (p *proc) stop(steps ...stopStep) error {
 	return nil
 }
 
+// waitGroupGone waits up to within for every process of the process group
+// pgid to be gone: a SIGKILL sent to a group is delivered, not done, when
+// kill returns, and a tool's children (mariadb-install-db's mariadbd
+// --bootstrap) outlive its own reaping by as long as a loaded machine
+// takes to tear them down. It reports whether the group is gone.
+func waitGroupGone(pgid int, within time.Duration) bool {
+	for deadline := time.Now().Add(within); ; time.Sleep(5 * time.Millisecond) {
+		if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+}
+
 // account is the user a child process runs as.
 type account struct {
 	name     string
