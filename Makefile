@@ -30,10 +30,10 @@ matrix: setup
 # at once; the e2e module E2E_P and E2E_PARALLEL (all 2: go test's default
 # on 2 cores). The suite is CPU-bound on 2 cores this way, and more at once
 # loaded the machine past what some cells' timings hold (docs/testing.md
-# has the measure). TESTJSON=DIR writes
-# each module's go test -json, with the CPU time of each package
-# (scripts/cputime), to DIR/root.json and DIR/e2e.json instead of the
-# terminal: docs/testing.md reads them with scripts/testtime.go.
+# has the measure). TESTJSON=DIR writes each module's go test -json, with
+# the CPU time of each package (scripts/cputime), to DIR/root.json and
+# DIR/e2e.json instead of the terminal: docs/testing.md reads them with
+# scripts/testtime.go.
 TESTBIN := $(CURDIR)/bin/test
 TEST_P ?= 2
 TEST_PARALLEL ?= 2
@@ -88,8 +88,9 @@ test-explore-long: setup
 
 # Every Go fuzz target (func FuzzX in a _test.go file): go test takes one
 # -fuzz target per run, with FUZZ_WORKERS workers (one: make test fuzzes
-# beside the tests; more for a longer make fuzz). Minimizing is capped (10 tries): with the whole
-# dependency graph instrumented, each coverage snapshot is slow. A failing
+# beside the tests; more for a longer make fuzz). Minimizing is capped
+# (10 tries): with the whole dependency graph instrumented, each coverage
+# snapshot is slow. A failing
 # input is saved under the package's testdata/fuzz/FuzzX/ and from then on
 # replays as a regression test in every `go test`. A run that fails with
 # nothing but "context deadline exceeded" and writes no failing input hit Go
