@@ -117,9 +117,6 @@ func (m *localMySQL) install(ctx context.Context) error {
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
 	if err := runTool(ctx, cmd, "mariadb-install-db"); err != nil {
-		if cmd.Process != nil && !waitGroupGone(cmd.Process.Pid, killWait) {
-			return fmt.Errorf("%w (and mariadb-install-db's processes still running %v after SIGKILL)", err, killWait)
-		}
 		return err
 	}
 	m.log.printf("mariadb-install-db done in %v", time.Since(t0).Round(time.Millisecond))

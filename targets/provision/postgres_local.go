@@ -110,11 +110,24 @@ func runTool(ctx context.Context, cmd *exec.Cmd, name string) error {
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return cancelled(ctx, cmd, name)
 		}
 		return fmt.Errorf("%s: %w: %s", name, err, lastLines(out.String()))
 	}
 	return nil
+}
+
+// cancelled is runTool's error for a tool its context stopped, once every
+// process of the tool's group is gone: the tool is reaped before its
+// children (mariadb-install-db's mariadbd --bootstrap, initdb's postgres)
+// have died, and a caller that removes the data directory or starts again
+// must not meet them.
+func cancelled(ctx context.Context, cmd *exec.Cmd, name string) error {
+	a := cmd.SysProcAttr
+	if cmd.Process == nil || a == nil || !a.Setpgid || waitGroupGone(cmd.Process.Pid, killWait) {
+		return ctx.Err()
+	}
+	return fmt.Errorf("%w (and %s's processes still running %v after SIGKILL)", ctx.Err(), name, killWait)
 }
 
 // version returns e.g. "15.18", or "" when postgres -V fails.

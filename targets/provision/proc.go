@@ -89,6 +89,9 @@ func (p *proc) stop(steps ...stopStep) error {
 	if !p.waitFor(killWait) {
 		return fmt.Errorf("pid %d still running after SIGKILL", p.pid())
 	}
+	if !waitGroupGone(p.pid(), killWait) {
+		return fmt.Errorf("process group %d still running after SIGKILL", p.pid())
+	}
 	return nil
 }
 
