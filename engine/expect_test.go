@@ -65,6 +65,13 @@ func envSeeds(t *testing.T, name string, def int) int {
 	return n
 }
 
+// extraSeeds is how many more seeds a cell that must pass runs when none
+// of its seeds exercised its scenario: a loaded machine can take the
+// exercise away from one seed (innodb-select-for-update's gap-lock
+// deadlocks killed every dropped try of a seed at load 10, so no charge
+// committed unheard), not from four in a row.
+const extraSeeds = 3
+
 // TestEveryCellAsDeclared is the harness's own regression suite, in both
 // directions: each flawed strategy is caught by its scenarios with the
 // declared anomalies, and every other cell passes, on every seed.
@@ -78,37 +85,60 @@ func TestEveryCellAsDeclared(t *testing.T) {
 			t.Parallel()
 			r := newExecutor(t)
 			for _, sc := range scenarios.BuiltinNames() {
-				var cell []scenarios.Result
-				for seed := 1; seed <= seedsOf(t, sc, seeds); seed++ {
-					res, _, err := engine.Run(context.Background(), r, scenarios.Cell{Strategy: st, Scenario: sc, Seed: uint64(seed), Profile: api.IETF}, "")
-					if skip := (*scenarios.SkipError)(nil); errors.As(err, &skip) && onInnoDB(st) {
-						t.Logf("%s: skipped: %s", sc, skip.Reason)
-						break
-					}
-					if err != nil {
-						t.Fatalf("%s seed %d: %v", sc, seed, err)
-					}
-					if why, ok := unstable[[2]string{st, sc}]; ok {
-						t.Logf("%s seed %d (unstable: %s): verdict %s anomalies %v", sc, seed, why, res.Verdict, res.Anomalies)
-						if res.Anomalies["double_charge"] > 0 || res.Verdict == scenarios.Inconclusive {
-							t.Errorf("%s seed %d: %s %v; an unstable cell must never be inconclusive nor charge twice", sc, seed, res.Verdict, res.Anomalies)
-						}
-					} else if !res.AsExpected {
-						t.Errorf("%s seed %d: verdict %s anomalies %v assumptions %v; declared %v\n  %s%s",
-							sc, seed, res.Verdict, res.Anomalies, res.Assumptions, res.Expected, res.Repro, findingLines(res))
-					}
-					cell = append(cell, res)
-				}
-				if len(cell) == 0 {
+				n := seedsOf(t, sc, seeds)
+				cell := runSeeds(t, r, st, sc, 1, n)
+				if len(cell) == 0 || len(cell[0].Expected) > 0 {
 					continue
 				}
-				// a cell that must pass exercised what its scenario is about
-				// on one of its seeds at least
-				if cov := scenarios.CoverageOf(cell); len(cell[0].Expected) == 0 && cov.Of > 0 && cov.Exercised == 0 {
+				// a cell that must pass exercised what its scenario is
+				// about on one of its seeds at least
+				cov := scenarios.CoverageOf(cell)
+				for next := n + 1; cov.Of > 0 && cov.Exercised == 0 && next <= n+extraSeeds; next++ {
+					t.Logf("%s: %s on seeds 1-%d: seed %d too", sc, cov, next-1, next)
+					cell = append(cell, runSeeds(t, r, st, sc, next, next)...)
+					cov = scenarios.CoverageOf(cell)
+				}
+				if cov.Of > 0 && cov.Exercised == 0 {
 					t.Errorf("%s: %s (%s): a pass would rest on nothing", sc, cov, cov.What)
 				}
 			}
 		})
+	}
+}
+
+// runSeeds runs the cell on seeds from to last and checks each result
+// against the declaration; a skipped InnoDB cell ends it early.
+func runSeeds(t *testing.T, r engine.Executor, st, sc string, from, last int) []scenarios.Result {
+	t.Helper()
+	var cell []scenarios.Result
+	for seed := from; seed <= last; seed++ {
+		res, _, err := engine.Run(context.Background(), r, scenarios.Cell{Strategy: st, Scenario: sc, Seed: uint64(seed), Profile: api.IETF}, "")
+		if skip := (*scenarios.SkipError)(nil); errors.As(err, &skip) && onInnoDB(st) {
+			t.Logf("%s: skipped: %s", sc, skip.Reason)
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s seed %d: %v", sc, seed, err)
+		}
+		checkDeclared(t, st, sc, seed, res)
+		cell = append(cell, res)
+	}
+	return cell
+}
+
+// checkDeclared fails t when res is not as the catalog declares; an
+// unstable cell is logged and only must never be inconclusive nor charge
+// twice.
+func checkDeclared(t *testing.T, st, sc string, seed int, res scenarios.Result) {
+	t.Helper()
+	if why, ok := unstable[[2]string{st, sc}]; ok {
+		t.Logf("%s seed %d (unstable: %s): verdict %s anomalies %v", sc, seed, why, res.Verdict, res.Anomalies)
+		if res.Anomalies["double_charge"] > 0 || res.Verdict == scenarios.Inconclusive {
+			t.Errorf("%s seed %d: %s %v; an unstable cell must never be inconclusive nor charge twice", sc, seed, res.Verdict, res.Anomalies)
+		}
+	} else if !res.AsExpected {
+		t.Errorf("%s seed %d: verdict %s anomalies %v assumptions %v; declared %v\n  %s%s",
+			sc, seed, res.Verdict, res.Anomalies, res.Assumptions, res.Expected, res.Repro, findingLines(res))
 	}
 }
 
