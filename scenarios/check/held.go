@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/idemchaos/idemchaos/sim/history"
@@ -235,20 +236,27 @@ func firstAnswer(b *history.Attempt, charge string, atts []*history.Attempt) *hi
 }
 
 // refuses reports whether the run shows replica answering a keyed attempt
-// with the profile's in-flight status (as the server logged it, else as the
-// client saw it): such a target refuses in-flight duplicates, and a
-// duplicate it answered late was slowed by something else. Computed once,
-// on first use.
+// with an in-flight status (as the server logged it, else as the client saw
+// it): the profile's, or 409 Conflict or 425 Too Early, the source text's
+// two, which status_contract flags where the profile wants the other. Such
+// a target refuses in-flight duplicates, and a duplicate it answered late
+// was slowed by something else. Computed once, on first use.
 func (c *checker) refuses(replica int) bool {
 	if c.refusals == nil {
 		c.refusals = map[int]bool{}
 		for _, a := range c.atts {
-			if s := answerOf(a); c.profile.IsInFlight(s.status) && a.Key != "" {
+			if s := answerOf(a); c.refusal(s.status) && a.Key != "" {
 				c.refusals[s.replica] = true
 			}
 		}
 	}
 	return c.refusals[replica]
+}
+
+// refusal reports whether status refuses a duplicate in flight: the
+// profile's in-flight set, or one of the source text's two.
+func (c *checker) refusal(status int) bool {
+	return c.profile.IsInFlight(status) || status == http.StatusConflict || status == http.StatusTooEarly
 }
 
 // addHeld records a held_duplicate finding for b, held by original o.
