@@ -9,7 +9,7 @@ FUZZTIME ?= 5s
 FUZZTIME_SERVERS ?= 10s
 FUZZ_WORKERS ?= 1
 
-.PHONY: matrix test test-module test-e2e test-bin check setup build docs fuzz test-services-long test-long test-failover-long test-explore-long conformance conformance-clients bench-compare matrix-stress test-stress
+.PHONY: matrix test test-module test-heavy test-apart test-rest test-e2e test-e2e-rest test-fuzz-apart test-bin check setup build docs fuzz test-services-long test-long test-failover-long test-explore-long conformance conformance-clients bench-compare matrix-stress test-stress
 
 # make matrix saves its run in MATRIX_OUT (git-ignored) with its HTML
 # report, MATRIX_OUT/report.html, and replaces the run saved there before
@@ -24,32 +24,49 @@ matrix: setup
 # library's; it tests this checkout through a replace directive.
 # The commands the tests run as processes are built once (test-bin); the
 # tests take them from IDEMCHAOS_TEST_BIN instead of building their own.
-# The two modules' tests and the fuzz targets run side by side (make -j3).
-# The module runs TEST_P packages at once, its three longest (HEAVY) first
-# so that none of them starts last; each runs TEST_PARALLEL parallel tests
-# at once; the e2e module E2E_P and E2E_PARALLEL (all 2: go test's default
-# on 2 cores). The suite is CPU-bound on 2 cores this way, and more at once
-# loaded the machine past what some cells' timings hold (docs/testing.md
-# has the measure). TESTJSON=DIR writes each module's go test -json, with
-# the CPU time of each package (scripts/cputime), to DIR/root.json and
-# DIR/e2e.json instead of the terminal: docs/testing.md reads them with
-# scripts/testtime.go.
+# Three lanes run side by side (make -j3): the module's two longest
+# packages (HEAVY: test-heavy), TEST_P at once; the e2e module (test-e2e,
+# E2E_P at once), then the module's other packages (test-rest, REST_P at
+# once); the fuzz targets, then the conformance run's package (APART:
+# test-apart). Each package runs TEST_PARALLEL (the e2e module
+# E2E_PARALLEL) parallel tests at once. The heavy ones wait on their
+# scenarios more than they compute, so the others fill the lanes beside
+# them; more at once loaded the machine past what some cells' timings
+# hold (docs/testing.md has the measure). `make test-module` runs the
+# module's packages alone. TESTJSON=DIR writes each go test's -json, with
+# the CPU time of each package (scripts/cputime), to DIR/heavy.json,
+# DIR/rest.json, DIR/apart.json and DIR/e2e.json instead of the terminal:
+# docs/testing.md reads them with scripts/testtime.go.
 TESTBIN := $(CURDIR)/bin/test
 TEST_P ?= 2
+REST_P ?= 2
 TEST_PARALLEL ?= 2
-HEAVY := ./cmd/idemchaos ./engine ./conformance
+HEAVY := ./cmd/idemchaos ./engine
+APART := ./conformance
+REST = $(filter-out $(shell go list $(HEAVY) $(APART)),$(shell go list ./...))
 E2E_P ?= 2
 E2E_PARALLEL ?= 2
 TESTJSON ?=
 test: export IDEMCHAOS_TEST_BIN = $(TESTBIN)
 test: setup check test-bin
-	@$(MAKE) --no-print-directory -j3 test-module test-e2e fuzz
+	@$(MAKE) --no-print-directory -j3 test-heavy test-e2e-rest test-fuzz-apart
 
-test-module test-e2e: export IDEMCHAOS_TEST_BIN = $(TESTBIN)
-test-module:
-	go test -race -count=1 -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout 30m $(call testjson,root) $(HEAVY) ./... $(call testjsonout,root)
+test-module test-heavy test-apart test-rest test-e2e test-e2e-rest test-fuzz-apart: export IDEMCHAOS_TEST_BIN = $(TESTBIN)
+test-module: test-heavy test-apart test-rest
+test-heavy:
+	go test -race -count=1 -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout 30m $(call testjson,heavy) $(HEAVY) $(call testjsonout,heavy)
+test-apart:
+	go test -race -count=1 -parallel $(TEST_PARALLEL) -timeout 30m $(call testjson,apart) $(APART) $(call testjsonout,apart)
+test-rest:
+	go test -race -count=1 -p $(REST_P) -parallel $(TEST_PARALLEL) -timeout 30m $(call testjson,rest) $(REST) $(call testjsonout,rest)
 test-e2e:
 	cd e2e && go test -race -count=1 -p $(E2E_P) -parallel $(E2E_PARALLEL) -timeout 15m $(call testjson,e2e) ./... $(call testjsonout,e2e)
+# a lane's second part runs even when its first failed; the lane fails
+# after it
+test-e2e-rest:
+	@$(MAKE) --no-print-directory test-e2e; first=$$?; $(MAKE) --no-print-directory test-rest && exit $$first
+test-fuzz-apart:
+	@$(MAKE) --no-print-directory fuzz; first=$$?; $(MAKE) --no-print-directory test-apart && exit $$first
 testjson = $(if $(TESTJSON),-json -exec $(CURDIR)/scripts/cputime)
 testjsonout = $(if $(TESTJSON),> $(abspath $(TESTJSON))/$(1).json)
 

@@ -4,8 +4,8 @@
 // packages by wall time, the slowest top-level tests, and the number of
 // tests and subtests run (passed, failed, skipped), as Markdown tables.
 //
-//	go test -json -race -count=1 ./... > /tmp/root.json
-//	go run scripts/testtime.go -n 25 /tmp/root.json /tmp/e2e.json
+//	go test -json -race -count=1 ./... > /tmp/module.json
+//	go run scripts/testtime.go -n 25 /tmp/module.json /tmp/e2e.json
 //
 // With go test -exec scripts/cputime, each package's row also shows the CPU
 // time its test binary and the processes it waited for used.
