@@ -300,15 +300,36 @@ func (r *Replicated) ReleaseWALWriter() error {
 	return r.primary.signalWALWriter(syscall.SIGCONT)
 }
 
+// walWriterWait bounds how long a primary that was just started may take
+// to show its WAL writer: the postmaster forks it once recovery is done,
+// about when it accepts connections, and the child names itself
+// ("postgres: walwriter") a moment later, which a loaded machine
+// stretches.
+const walWriterWait = 5 * time.Second
+
 // signalWALWriter sends sig to the server's WAL writer.
 func (n *pgNode) signalWALWriter(sig syscall.Signal) error {
-	for _, c := range childrenOf(n.proc.pid()) {
-		cmd, err := os.ReadFile("/proc/" + strconv.Itoa(c) + "/cmdline")
-		if err == nil && strings.Contains(string(cmd), "walwriter") {
-			return syscall.Kill(c, sig)
+	pid, err := childNamed(n.proc.pid(), "walwriter", walWriterWait)
+	if err != nil {
+		return fmt.Errorf("replicated postgres: the primary has no WAL writer: %w", err)
+	}
+	return syscall.Kill(pid, sig)
+}
+
+// childNamed waits up to within for a child of parent whose command line
+// holds name, and returns its pid.
+func childNamed(parent int, name string, within time.Duration) (int, error) {
+	for deadline := time.Now().Add(within); ; time.Sleep(10 * time.Millisecond) {
+		for _, c := range childrenOf(parent) {
+			cmd, err := os.ReadFile("/proc/" + strconv.Itoa(c) + "/cmdline")
+			if err == nil && strings.Contains(string(cmd), name) {
+				return c, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return 0, fmt.Errorf("no child of pid %d named %q after %v", parent, name, within)
 		}
 	}
-	return errors.New("replicated postgres: the primary has no WAL writer")
 }
 
 // childrenOf lists the live processes whose parent is pid.

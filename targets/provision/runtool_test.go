@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -46,5 +48,37 @@ func TestRunToolCancelledWaitsForItsGroup(t *testing.T) {
 	}
 	if err := syscall.Kill(-cmd.Process.Pid, 0); !errors.Is(err, syscall.ESRCH) {
 		t.Errorf("runTool returned while its group %d still had a process (kill 0: %v)", cmd.Process.Pid, err)
+	}
+}
+
+// TestChildNamedWaitsForItsName: a child forked a moment ago has not yet
+// taken the name it runs under (a just-started primary's "postgres:
+// walwriter"); childNamed waits for it instead of finding none.
+func TestChildNamedWaitsForItsName(t *testing.T) {
+	// the script in a file: a bash -c line holding the name would name
+	// the subshell too
+	script := filepath.Join(t.TempDir(), "postmaster")
+	if err := os.WriteFile(script, []byte(`(sleep 0.3; exec -a "postgres: walwriter" sleep 30) & wait`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	parent := exec.Command("bash", script)
+	parent.SysProcAttr = procAttr(syscall.SIGKILL, account{})
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-parent.Process.Pid, syscall.SIGKILL)
+		_ = parent.Wait()
+	})
+	pid, err := childNamed(parent.Process.Pid, "walwriter", 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+	if err != nil || !strings.Contains(string(cmd), "postgres: walwriter") {
+		t.Errorf("childNamed = pid %d, command line %q (%v); want the one named postgres: walwriter", pid, cmd, err)
+	}
+	if _, err := childNamed(parent.Process.Pid, "checkpointer", 50*time.Millisecond); err == nil {
+		t.Error("childNamed found a checkpointer the parent never started")
 	}
 }
