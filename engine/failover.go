@@ -152,7 +152,9 @@ func (f *failoverRun) kill(ctx context.Context) error {
 		return err
 	}
 	f.seen.KilledAt = f.since()
-	if err := f.topo.AwaitFailover(ctx, failoverLimit); err != nil {
+	forced, err := f.topo.AwaitFailover(ctx, failoverLimit)
+	f.seen.Forced = forced
+	if err != nil {
 		return err
 	}
 	f.seen.Promoted, f.seen.PromotedAt, f.seen.NewPrimary = true, f.since(), f.topo.Replica

@@ -25,8 +25,13 @@ type FailoverSeen struct {
 	KilledAt time.Duration `json:"killed_at_ns"`
 	// CanaryLost: a key the harness wrote on the primary after the cut
 	// is not on the new primary (a write acknowledged, then lost).
-	CanaryLost bool          `json:"canary_lost"`
-	Promoted   bool          `json:"promoted"`
+	CanaryLost bool `json:"canary_lost"`
+	Promoted   bool `json:"promoted"`
+	// Forced: Sentinel's own election had not promoted the replica in a
+	// few seconds (a vote can elect no leader on a loaded machine), so the
+	// harness forced the failover (SENTINEL FAILOVER): the same promotion
+	// of the same replica, without the vote.
+	Forced     bool          `json:"forced,omitempty"`
 	PromotedAt time.Duration `json:"promoted_at_ns,omitempty"`
 	OldPrimary string        `json:"old_primary,omitempty"`
 	NewPrimary string        `json:"new_primary,omitempty"`

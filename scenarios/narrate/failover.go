@@ -64,6 +64,9 @@ func (r *renderer) killed() {
 	case held:
 		what = fmt.Sprintf(": the new primary has key %s's record", short(r.s.ops[0].key))
 	}
+	if f.Forced {
+		r.say("Sentinel's own election has not promoted the replica in time, so the harness forces the failover (SENTINEL FAILOVER)")
+	}
 	r.say("Sentinel promotes the replica to primary%s", what)
 	r.note("replica promoted by Sentinel")
 }

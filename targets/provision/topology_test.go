@@ -106,10 +106,11 @@ func TestTopologyFailoverLosesUnreplicatedWrite(t *testing.T) {
 	if err := topo.KillPrimary(); err != nil {
 		t.Fatal(err)
 	}
-	if err := topo.AwaitFailover(ctx, 15*time.Second); err != nil {
+	forced, err := topo.AwaitFailover(ctx, 15*time.Second)
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("failover in %v", time.Since(t1).Round(time.Millisecond))
+	t.Logf("failover in %v (forced: %v)", time.Since(t1).Round(time.Millisecond), forced)
 	promoted := redis.NewClient(&redis.Options{Addr: topo.Replica})
 	defer promoted.Close()
 	if n, err := promoted.Exists(ctx, "kept").Result(); err != nil || n != 1 {
@@ -138,5 +139,39 @@ func TestTopologyFailoverLosesUnreplicatedWrite(t *testing.T) {
 	}
 	if _, err := os.Stat(base); errors.Is(err, os.ErrNotExist) {
 		t.Fatal("base dir removed")
+	}
+}
+
+// TestTopologyForcesAStalledFailover: the Sentinels are told to wait ten
+// minutes before they call the primary down, so that no election starts,
+// as when a vote elects no leader; AwaitFailover forces the failover
+// after electionWait and the replica is promoted within the limit.
+func TestTopologyForcesAStalledFailover(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	topo, err := StartRedisTopology(ctx, TopologyConfig{TempDir: testBase(t), Link: func(up string) (string, error) {
+		return newForwarder(t, up).ln.Addr().String(), nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer topo.Close()
+	for _, s := range sentinelClients(topo.Sentinels) {
+		err := s.Set(ctx, TopologyMaster, "down-after-milliseconds", "600000").Err()
+		s.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := topo.KillPrimary(); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	forced, err := topo.AwaitFailover(ctx, 15*time.Second)
+	if err != nil || !forced {
+		t.Fatalf("forced %v, %v; want a forced failover", forced, err)
+	}
+	if d := time.Since(t0); d < electionWait {
+		t.Errorf("forced after %v; want Sentinel's own election left %v first", d, electionWait)
 	}
 }
