@@ -75,12 +75,17 @@ func (b *Builds) once(target, what string, build func() error) error {
 const installedMark = ".idemchaos-installed"
 
 // npmCI installs dir's dependencies from its package-lock.json, unless the
-// same lock file was installed there already.
+// same lock file was installed there already; one process at a time.
 func (b *Builds) npmCI(ctx context.Context, dir string) error {
 	lock, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
 	if err != nil {
 		return err
 	}
+	unlock, err := lockInstall(ctx, dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	sum := sha256.Sum256(lock)
 	want := hex.EncodeToString(sum[:])
 	mark := filepath.Join(dir, "node_modules", installedMark)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -217,27 +218,8 @@ func TestBuildsNodeTools(t *testing.T) {
 // lock file does.
 func TestBuildsNpmCI(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("npm"); err != nil { // in CI a failure, never a skip
-		t.Fatalf("the Node conformance targets need npm (scripts/setup): %v", err)
-	}
-	// a dependency in the source tree: npm ci needs no registry for it
-	const lock = `{
-  "name": "n", "version": "1.0.0", "lockfileVersion": 3, "requires": true,
-  "packages": {
-    "": {"name": "n", "version": "1.0.0", "dependencies": {"dep": "file:./dep"}},
-    "dep": {"version": "1.0.0"},
-    "node_modules/dep": {"resolved": "dep", "link": true}
-  }
-}
-`
+	src, lock := npmSource(t)
 	log := &lines{}
-	src := t.TempDir()
-	writeFiles(t, src, map[string]string{
-		"n/package.json":      `{"name": "n", "version": "1.0.0", "private": true, "dependencies": {"dep": "file:./dep"}}`,
-		"n/package-lock.json": lock,
-		"n/dep/package.json":  `{"name": "dep", "version": "1.0.0"}`,
-		"n/dep/index.js":      "module.exports = 42;\n",
-	})
 	tg := conformance.Target{Name: "n-memory", Kind: conformance.Node, Dir: "n"}
 	install := func() {
 		t.Helper()
@@ -268,5 +250,59 @@ func TestBuildsNpmCI(t *testing.T) {
 	}
 	if mark, _ := os.ReadFile(filepath.Join(src, "n/node_modules", installedMark)); string(mark) != lockSum(changed) {
 		t.Errorf("install mark %q after the new lock file; want its digest", mark)
+	}
+}
+
+// npmSource is a source tree with one Node target, n, whose lock file
+// names a dependency in the tree itself: npm ci needs no registry for it.
+func npmSource(t *testing.T) (src, lock string) {
+	t.Helper()
+	if _, err := exec.LookPath("npm"); err != nil { // in CI a failure, never a skip
+		t.Fatalf("the Node conformance targets need npm (scripts/setup): %v", err)
+	}
+	lock = `{
+  "name": "n", "version": "1.0.0", "lockfileVersion": 3, "requires": true,
+  "packages": {
+    "": {"name": "n", "version": "1.0.0", "dependencies": {"dep": "file:./dep"}},
+    "dep": {"version": "1.0.0"},
+    "node_modules/dep": {"resolved": "dep", "link": true}
+  }
+}
+`
+	src = t.TempDir()
+	writeFiles(t, src, map[string]string{
+		"n/package.json":      `{"name": "n", "version": "1.0.0", "private": true, "dependencies": {"dep": "file:./dep"}}`,
+		"n/package-lock.json": lock,
+		"n/dep/package.json":  `{"name": "dep", "version": "1.0.0"}`,
+		"n/dep/index.js":      "module.exports = 42;\n",
+	})
+	return src, lock
+}
+
+// TestBuildsNpmCIOneAtATime: two installs of one directory at once (two
+// processes on a fresh clone; here two Builds, whose locks are per open
+// file all the same) run npm ci once: the second waits on the first's
+// lock, then finds the lock file installed.
+func TestBuildsNpmCIOneAtATime(t *testing.T) {
+	t.Parallel()
+	src, _ := npmSource(t)
+	log := &lines{}
+	tg := conformance.Target{Name: "n-memory", Kind: conformance.Node, Dir: "n"}
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i := range errs {
+		wg.Go(func() {
+			_, _, errs[i] = (&Builds{Source: src, Work: t.TempDir(), Log: log}).Program(context.Background(), tg)
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	if n := log.count("npm ci"); n != 1 {
+		t.Errorf("npm ci ran %d times for two installs at once; want once", n)
+	}
+	if _, err := os.Stat(filepath.Join(src, "n/node_modules/dep/index.js")); err != nil {
+		t.Errorf("the dependency was not installed: %v", err)
 	}
 }
