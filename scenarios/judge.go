@@ -33,6 +33,7 @@ func Judge(rec Record) Result {
 	in := check.Input{History: obs.History, Ledger: obs.Ledger, Profile: c.Profile, TwoStores: rec.facts().TwoStores}
 	u.input(&in, c)
 	harnessInput(&in, plan, obs)
+	retentionInput(&in, obs.Trace)
 	currency := plan.Currency()
 	in.Currency = currency
 	rep := check.Run(in)

@@ -154,6 +154,12 @@ type Input struct {
 	// id: what the harness holds is never the service's, so a held
 	// duplicate's original is measured without it.
 	Held map[string]time.Duration
+	// Checked is, by attempt id, when a traced target found the attempt's
+	// key free (the after-check point): a charge that looked for its key
+	// more than KeyTTL after the key's last charge reached the server may
+	// have found the record expired, however late that charge's answer
+	// ended on a loaded machine.
+	Checked map[string]time.Duration
 	// Faulted are the spans of the run in which the harness had a store
 	// link of the target faulted (a cut, lost replies, latency): a 5xx
 	// then is the fault's, not a contract's.

@@ -145,3 +145,43 @@ func TestKeyExpiryIsNoDoubleCharge(t *testing.T) {
 		t.Fatalf("a charge 281ms after the first ended, TTL 300ms: double_charge %d, want 0", n)
 	}
 }
+
+// TestKeyExpiryCountsFromWhenTheChargeLooked: with the trace's time of
+// the check, a charge that found its key free more than the TTL after the
+// key's last charge reached the server may have found the record expired,
+// however late that answer ended on a loaded machine; one that looked
+// within the TTL is a double charge. A record missing when the stores were
+// read more than the TTL after its charge reached the server may have
+// expired.
+func TestKeyExpiryCountsFromWhenTheChargeLooked(t *testing.T) {
+	build := func(gapMS int, checked time.Duration) Input {
+		in := input(api.IETF, ledger(ch("ch_1", keyA, "a1-1", 500, 1), ch("ch_2", keyA, "a2-1", 500, 2)),
+			att(1, 1, keyA, 500, 0, acked(201, "ch_1", "B1")),
+			att(2, 1, keyA, 500, 40+gapMS, acked(201, "ch_2", "B2")))
+		in.History.KeyTTL = 300 * time.Millisecond
+		if checked > 0 {
+			in.Checked = map[string]time.Duration{"a2-1": checked}
+		}
+		return in
+	}
+	if n := Run(build(230, ms(310))).Counts[DoubleCharge]; n != 0 {
+		t.Errorf("the first reached the server at 1ms, the second looked at 310ms, TTL 300ms: double_charge %d, want 0", n)
+	}
+	if n := Run(build(230, 0)).Counts[DoubleCharge]; n != 1 {
+		t.Errorf("the same without the check's time (231ms after the first ended): double_charge %d, want 1", n)
+	}
+	if n := Run(build(100, ms(150))).Counts[DoubleCharge]; n != 1 {
+		t.Errorf("looked at 150ms, TTL 300ms: double_charge %d, want 1", n)
+	}
+	one := func(end time.Duration) Input {
+		in := twoStores(input(api.IETF, ledger(ch("ch_1", keyA, "a1-1", 500, 1)), att(1, 1, keyA, 500, 0, acked(201, "ch_1", "B1"))))
+		in.History.KeyTTL, in.History.End = 300*time.Millisecond, end
+		return in
+	}
+	if n := Run(one(ms(305))).Counts[StoreDesync]; n != 0 {
+		t.Errorf("a record whose charge reached the server at 1ms missing at 305ms, TTL 300ms: store_desync %d, want 0", n)
+	}
+	if n := Run(one(ms(290))).Counts[StoreDesync]; n != 1 {
+		t.Errorf("the same record missing at 290ms: store_desync %d, want 1", n)
+	}
+}

@@ -9,11 +9,8 @@ import (
 )
 
 // splitExpired applies the target's documented retention: a charge made by a
-// request that reached the server more than KeyTTL after its key's previous
-// charge ended found the key gone and is, by contract, a new request (more
-// than nine tenths of KeyTTL: the record was written a little before the
-// charging request ended, by as much as a loaded machine delays the
-// answer, so a request that close to the TTL may rightly find it gone). That
+// request that may have looked for its key after the key's record expired
+// is, by contract, a new request (epoch.over says when it may have). That
 // request and everything after it are checked under a new key name ("key#2",
 // "key#3", ...), so a charge after expiry is not a double charge. It returns
 // the renamed input (the argument is not modified) and the key names whose
@@ -28,7 +25,7 @@ func splitExpired(in Input) (Input, map[string]bool) {
 		charged[ch.AttemptID] = true
 	}
 	atts := append([]history.Attempt(nil), in.History.Attempts...)
-	renamed, latest, expired := epochs(atts, charged, ttl, in.History.End)
+	renamed, latest, expired := epochs(atts, retention{charged: charged, ttl: ttl, checked: in.Checked}, in.History.End)
 	in.History.Attempts = atts
 	in.Ledger.Charges = append([]history.Charge(nil), in.Ledger.Charges...)
 	for i, ch := range in.Ledger.Charges {
@@ -45,12 +42,53 @@ func splitExpired(in Input) (Input, map[string]bool) {
 	return in, expired
 }
 
+// retention is what epochs needs to know: which attempts charged, the
+// TTL, and when the trace saw each attempt find its key free (Input.Checked).
+type retention struct {
+	charged map[string]bool
+	ttl     time.Duration
+	checked map[string]time.Duration
+}
+
 // epoch is one key's current retention period while attempts are walked in
 // server order.
 type epoch struct {
-	n       int
-	name    string
-	lastEnd time.Duration // server end of the period's last charging attempt; -1: none
+	n    int
+	name string
+	// lastStart and lastEnd are the server's start and end of the
+	// period's last charging attempt; -1: none
+	lastStart, lastEnd time.Duration
+}
+
+// charge adds charging attempt a to the period.
+func (e *epoch) charge(a history.Attempt) {
+	if a.Server != nil {
+		e.lastStart, e.lastEnd = max(e.lastStart, a.Server.Start), max(e.lastEnd, a.Server.End)
+	}
+}
+
+// over says the period may have ended before charging attempt a looked
+// for its key. A record's retention starts at the earliest when its
+// charging attempt reached the server (a claim's TTL), at the latest when
+// its response was stored, a little before the answer ended. So: a
+// started more than nine tenths of the TTL after the last charge ended,
+// or, with the trace, a found its key free more than the TTL after the
+// last charge reached the server (on a loaded machine the answer may end
+// long after the store).
+func (e *epoch) over(a history.Attempt, r retention) bool {
+	if e.lastEnd < 0 {
+		return false
+	}
+	if at, ok := r.checked[a.ID]; ok && at-e.lastStart > r.ttl {
+		return true
+	}
+	return start(a)-e.lastEnd > r.ttl*9/10
+}
+
+// gone says the period's record may have expired by end, on the same two
+// bounds.
+func (e *epoch) gone(end, ttl time.Duration) bool {
+	return e.lastEnd >= 0 && (end-e.lastStart > ttl || end-e.lastEnd > ttl*9/10)
 }
 
 // epochs renames, in place, the attempts of each key from the first charging
@@ -58,7 +96,7 @@ type epoch struct {
 // attempt id (renamed attempts only), each renamed key's latest name, and the
 // names of the periods that ended, before end (when the stores were read) at
 // the latest.
-func epochs(atts []history.Attempt, charged map[string]bool, ttl, end time.Duration) (renamed, latest map[string]string, expired map[string]bool) {
+func epochs(atts []history.Attempt, r retention, end time.Duration) (renamed, latest map[string]string, expired map[string]bool) {
 	order := make([]int, len(atts))
 	for i := range order {
 		order[i] = i
@@ -73,17 +111,17 @@ func epochs(atts []history.Attempt, charged map[string]bool, ttl, end time.Durat
 		}
 		e := keys[a.Key]
 		if e == nil {
-			e = &epoch{n: 1, name: a.Key, lastEnd: -1}
+			e = &epoch{n: 1, name: a.Key, lastStart: -1, lastEnd: -1}
 			keys[a.Key] = e
 		}
-		if charged[a.ID] && e.lastEnd >= 0 && start(*a)-e.lastEnd > ttl*9/10 {
+		if r.charged[a.ID] && e.over(*a, r) {
 			expired[e.name] = true
-			e.n, e.lastEnd = e.n+1, -1
-			e.name = fmt.Sprintf("%s#%d", a.Key, e.n)
+			e = &epoch{n: e.n + 1, name: fmt.Sprintf("%s#%d", a.Key, e.n+1), lastStart: -1, lastEnd: -1}
+			keys[a.Key] = e
 			latest[a.Key] = e.name
 		}
-		if charged[a.ID] && a.Server != nil {
-			e.lastEnd = max(e.lastEnd, a.Server.End)
+		if r.charged[a.ID] {
+			e.charge(*a)
 		}
 		if e.n > 1 {
 			renamed[a.ID] = e.name
@@ -91,7 +129,7 @@ func epochs(atts []history.Attempt, charged map[string]bool, ttl, end time.Durat
 		}
 	}
 	for _, e := range keys {
-		if e.lastEnd >= 0 && end-e.lastEnd > ttl*9/10 { // the record was written a little before lastEnd
+		if e.gone(end, r.ttl) {
 			expired[e.name] = true
 		}
 	}
