@@ -120,6 +120,7 @@ type Link struct {
 	upstream string // what the proxy forwards to when the link is whole
 	sink     *sink  // where Divert sends it; nil until then
 	back     string // the harness's address as the Toxiproxy reaches it
+	embedded bool   // the Toxiproxy is this process's: it has loseReplies
 }
 
 // Link creates a proxy named name, listening on a free loopback port, in
@@ -129,7 +130,7 @@ func (t *Toxiproxy) Link(name, upstream string) (*Link, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create proxy %s: %w", name, err)
 	}
-	return &Link{Name: name, Listen: p.Listen, proxy: p, upstream: upstream, back: t.back}, nil
+	return &Link{Name: name, Listen: p.Listen, proxy: p, upstream: upstream, back: t.back, embedded: t.srv != nil}, nil
 }
 
 // Existing takes hold of a proxy someone else made (a user routes their
@@ -141,7 +142,7 @@ func (t *Toxiproxy) Existing(name string) (*Link, error) {
 	if err != nil {
 		return nil, fmt.Errorf("toxiproxy at %s has no proxy %q: %w", t.URL, name, err)
 	}
-	l := &Link{Name: name, Listen: p.Listen, proxy: p, upstream: p.Upstream, back: t.back, shared: true}
+	l := &Link{Name: name, Listen: p.Listen, proxy: p, upstream: p.Upstream, back: t.back, shared: true, embedded: t.srv != nil}
 	left, ok := divertedFrom(p.ActiveToxics)
 	if !ok {
 		return l, nil
@@ -181,7 +182,8 @@ const (
 	// Latency delays every reply by the link's latency setting.
 	Latency Toxic = "latency"
 	// LoseReplies swallows everything the store sends back and closes the
-	// connection LoseRepliesClose later: what the client sent still reaches
+	// connection LoseRepliesClose after the first reply it lost (on an
+	// external Toxiproxy, LoseRepliesClose after it began): what the client sent still reaches
 	// the store and runs (a COMMIT commits), the client learns only that
 	// its connection broke.
 	LoseReplies Toxic = "lose-replies"
@@ -208,7 +210,12 @@ func (l *Link) Inject(t Toxic, delay time.Duration) error {
 	case Latency:
 		_, err = l.proxy.AddToxic(string(t), "latency", "downstream", 1.0, toxiclient.Attributes{"latency": delay.Milliseconds()})
 	case LoseReplies:
-		_, err = l.proxy.AddToxic(string(t), "timeout", "downstream", 1.0, toxiclient.Attributes{"timeout": LoseRepliesClose.Milliseconds()})
+		if l.embedded {
+			_, err = l.proxy.AddToxic(string(t), loseRepliesType, "downstream", 1.0,
+				toxiclient.Attributes{"after": LoseRepliesClose.Milliseconds(), "idle": loseRepliesIdle.Milliseconds()})
+		} else {
+			_, err = l.proxy.AddToxic(string(t), "timeout", "downstream", 1.0, toxiclient.Attributes{"timeout": LoseRepliesClose.Milliseconds()})
+		}
 	default:
 		return fmt.Errorf("unknown toxic %q", t)
 	}
