@@ -121,8 +121,8 @@ func runSeeds(t *testing.T, r engine.Executor, st, sc string, from, last int) []
 		if err != nil {
 			t.Fatalf("%s seed %d: %v", sc, seed, err)
 		}
-		for again := 0; again < flawAgain && ownFlawShown(st, res); again++ {
-			t.Logf("%s seed %d: %s %v where declared to pass, the design's own flaw (a loaded machine): once more", sc, seed, res.Verdict, res.Anomalies)
+		for again := 0; again < flawAgain && (ownFlawShown(st, res) || partlyCaught(res)); again++ {
+			t.Logf("%s seed %d: %s %v where declared %v (a loaded machine): once more", sc, seed, res.Verdict, res.Anomalies, res.Expected)
 			if res, _, err = engine.Run(context.Background(), r, scenarios.Cell{Strategy: st, Scenario: sc, Seed: uint64(seed), Profile: api.IETF}, ""); err != nil {
 				t.Fatalf("%s seed %d: %v", sc, seed, err)
 			}
@@ -158,6 +158,27 @@ func ownFlawShown(st string, res scenarios.Result) bool {
 		}
 	}
 	return true
+}
+
+// partlyCaught reports whether res, a cell declared to fail, failed with
+// some of its declared anomalies and nothing else: a loaded machine can
+// take one of them away (innodb-insert-ignore under client-timeout-retry
+// at load 15 charged twice, but no replay mismatched). It runs again as a
+// flaw shown where declared to pass does.
+func partlyCaught(res scenarios.Result) bool {
+	if res.AsExpected || len(res.Expected) == 0 || res.Verdict != scenarios.Fail {
+		return false
+	}
+	shown := false
+	for a, n := range res.Anomalies {
+		if n > 0 {
+			if !slices.Contains(res.Expected, a) {
+				return false
+			}
+			shown = true
+		}
+	}
+	return shown
 }
 
 // checkDeclared fails t when res is not as the catalog declares; an
@@ -294,5 +315,32 @@ func TestOwnFlawShown(t *testing.T) {
 	declared.Expected = []check.Anomaly{check.DoubleCharge}
 	if ownFlawShown("pg-standby-read", declared) {
 		t.Error("a cell declared to fail counted as a flaw shown where declared to pass")
+	}
+}
+
+// TestPartlyCaught: a cell declared to fail runs again only when it failed
+// with some of its declared anomalies and nothing else.
+func TestPartlyCaught(t *testing.T) {
+	res := func(v scenarios.Verdict, anomalies ...check.Anomaly) scenarios.Result {
+		r := scenarios.Result{Verdict: v, Anomalies: map[check.Anomaly]int{},
+			Expected: []check.Anomaly{check.DoubleCharge, check.ReplayMismatch}}
+		for _, a := range anomalies {
+			r.Anomalies[a] = 1
+		}
+		return r
+	}
+	if !partlyCaught(res(scenarios.Fail, check.DoubleCharge)) {
+		t.Error("a double charge without the declared replay mismatch: not run again")
+	}
+	if partlyCaught(res(scenarios.Fail, check.DoubleCharge, check.StuckKey)) {
+		t.Error("an anomaly not declared: run again")
+	}
+	if partlyCaught(res(scenarios.Pass)) {
+		t.Error("a cell declared to fail that passed: run again")
+	}
+	pass := res(scenarios.Fail, check.DoubleCharge)
+	pass.Expected = nil
+	if partlyCaught(pass) {
+		t.Error("a cell declared to pass: counted as partly caught")
 	}
 }
