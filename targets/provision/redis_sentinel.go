@@ -84,9 +84,14 @@ func awaitInSync(ctx context.Context, replica string) error {
 // awaitSentinels waits until every Sentinel sees the primary up, one
 // replica and others other Sentinels.
 func awaitSentinels(ctx context.Context, sentinels []string, others int) error {
-	for _, addr := range sentinels {
-		s := redis.NewSentinelClient(&redis.Options{Addr: addr, DialTimeout: 200 * time.Millisecond,
-			ReadTimeout: 500 * time.Millisecond, MaxRetries: -1, DialerRetries: 1, PoolSize: 1})
+	clients := sentinelClients(sentinels)
+	defer func() {
+		for _, s := range clients {
+			s.Close()
+		}
+	}()
+	for i, s := range clients {
+		addr := sentinels[i]
 		err := poll(ctx, topologyReadyLimit, topologyPollEvery, nil, func(ctx context.Context) error {
 			m, err := s.Master(ctx, TopologyMaster).Result()
 			if err != nil {
@@ -97,7 +102,6 @@ func awaitSentinels(ctx context.Context, sentinels []string, others int) error {
 			}
 			return nil
 		})
-		s.Close()
 		if err != nil {
 			return err
 		}
