@@ -7,6 +7,7 @@ import (
 
 	"github.com/idemchaos/idemchaos/engine"
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/scenarios/check"
 	"github.com/idemchaos/idemchaos/targets/api"
 )
 
@@ -52,8 +53,12 @@ func statuses(rec scenarios.Record) map[int]int {
 // TestBuiltinHoldProbes: a built-in strategy's concurrent-duplicates run
 // ends with the hold probes, each first request held at before-commit:
 // innodb-blocking-claim's duplicates wait on the key row it inserted and
-// are judged held on every pair; innodb-tx refuses every one at once (409)
-// and passes; pg-blocking-claim, Postgres's same mistake, is held too.
+// are judged held; innodb-tx refuses every one at once (409) and passes;
+// pg-blocking-claim, Postgres's same mistake, is held too. A loaded
+// machine may answer a held duplicate too long after its first request
+// for the timing to tell a wait (CI, load 13: 5 of 6 held, 1 undecided),
+// so a held design needs at least half its pairs held and the rest
+// undecided for that reason only, never refused, early or failed.
 func TestBuiltinHoldProbes(t *testing.T) {
 	r := newRunner(t)
 	for _, c := range []struct {
@@ -79,13 +84,21 @@ func TestBuiltinHoldProbes(t *testing.T) {
 		switch {
 		case probes != 2*scenarios.HoldPairs || h == nil || h.Pairs != scenarios.HoldPairs:
 			t.Errorf("%s: %d hold-probe attempts, holds %+v; want %d pairs", c.strategy, probes, h, scenarios.HoldPairs)
-		case c.held && (h.Held != h.Pairs || fromProbes != h.Pairs || res.Verdict != scenarios.Fail || !res.AsExpected):
-			t.Errorf("%s: holds %+v, %d held findings from the probes, %s as declared %v; want every pair held",
+		case c.held && (!mostlyHeld(*h) || fromProbes != h.Held || res.Verdict != scenarios.Fail || !res.AsExpected):
+			t.Errorf("%s: holds %+v, %d held findings from the probes, %s as declared %v; want a finding per held pair, at least half held, the rest too close to tell",
 				c.strategy, *h, fromProbes, res.Verdict, res.AsExpected)
 		case !c.held && (h.Refused != h.Pairs || res.Verdict != scenarios.Pass):
 			t.Errorf("%s: holds %+v, %s %v; want every pair refused, a pass", c.strategy, *h, res.Verdict, res.Anomalies)
 		}
 	}
+}
+
+// mostlyHeld reports whether at least half of the hold probes' pairs were
+// held and the others undecided only because the duplicate's answer came
+// too long after its first request's to tell a wait.
+func mostlyHeld(h check.HoldProbes) bool {
+	tooClose := h.Undecided - h.Early - h.Unanswered - h.FirstFailed
+	return 2*h.Held >= h.Pairs && h.Held+tooClose == h.Pairs
 }
 
 // TestCommitAnswerLost: db-fault-after-commit loses the COMMIT's answer on
