@@ -206,7 +206,7 @@ func (x *execution) run(ctx context.Context, cl *client.Client, prefix explore.O
 			ex.Steps[len(ex.Steps)-1].Waited = true
 		}
 		if x.anyWaiting() {
-			x.settle(ctx, max(bound/5, minSettle))
+			x.settle(ctx, x.patience(bound))
 		}
 		last = r
 	}
@@ -227,6 +227,21 @@ func lose(a *history.Attempt, point string, at time.Duration) {
 	a.Status, a.Body, a.ChargeID, a.Replayed = 0, "", "", false
 	a.Outcome, a.Return = history.Indeterminate, max(at, a.Call)
 	a.Err = "the answer was lost: its client gave up as the request reached " + point
+}
+
+// patience is how long the waiting requests are given to move before the
+// next choice: the bound once more when one was taken to wait with every
+// other parked or answered (it moves now only if it was slow, and a loaded
+// machine's stall outlasts the bound far more often than twice it: the
+// determinism check saw pg-tx's duplicate held and then not at load 13),
+// a fifth of it otherwise.
+func (x *execution) patience(bound time.Duration) time.Duration {
+	for r, s := range x.state {
+		if s == waiting && x.marked[r].choices == x.choices {
+			return max(bound, minSettle)
+		}
+	}
+	return max(bound/5, minSettle)
 }
 
 // minSettle is the least time the waiting requests are given to move

@@ -86,6 +86,7 @@ func TestExploreEveryCase(t *testing.T) {
 		seen[kind] = true
 		if c.Holding() != len(c.Runs) || len(c.Runs) == 0 || len(c.Errors) > 0 {
 			t.Errorf("pg-tx: %s", c.Sentence())
+			logBroken(t, c)
 		}
 	}
 	if !seen["lost-reply"] || !seen["pg-cut"] || seen["redis-cut"] {
@@ -162,5 +163,24 @@ func TestExploreKill(t *testing.T) {
 	}
 	if f := res[0].Failing(); len(f) != 1 || f[0].Class != string(check.DoubleCharge) {
 		t.Errorf("memory, killed after the commit: %s", res[0].Sentence())
+	}
+}
+
+// logBroken logs the evidence of every order of res that did not hold:
+// its class, the classes its re-runs gave, each execution's steps and
+// answers.
+func logBroken(t *testing.T, res explore.Result) {
+	t.Helper()
+	for _, run := range res.Runs {
+		if run.Outcome.Holds() && len(run.Varied) == 0 {
+			continue
+		}
+		t.Logf("%s: %s, varied %v: %s", run.Order, run.Class, run.Varied, run.Outcome.Detail)
+		for i, ex := range append([]explore.Execution{run.Execution}, run.Reruns...) {
+			t.Logf("  execution %d: steps %+v stalled %q", i, ex.Steps, ex.Stalled)
+			for _, a := range ex.Attempts {
+				t.Logf("    %s %d %s %q charge %s, %s to %s", a.ID, a.Status, a.Outcome, a.Err, a.ChargeID, a.Call, a.Return)
+			}
+		}
 	}
 }
