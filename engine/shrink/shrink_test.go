@@ -21,7 +21,10 @@ func attempts(s spec.Spec) int {
 // TestShrinkRetryStormRedisGetset: redis-getset's retry-storm failure (40
 // keys, up to 6 tries each) shrinks to at most 2 keys and a handful of
 // attempts, which fails with a double charge on each of K re-runs, and
-// once more when its file is read back and run again.
+// again when its file is read back and run: within K runs, as the
+// shrinker's own are (the smallest failing file is a race at its edge; in
+// one: a retry sent 220 ms after its first try must check before that
+// try's commit, delayed 300 ms: a stall of 80 ms lets one run pass).
 func TestShrinkRetryStormRedisGetset(t *testing.T) {
 	r := newRunner(t)
 	const k = 3
@@ -50,12 +53,19 @@ func TestShrinkRetryStormRedisGetset(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, file)
 	}
-	res, _, err := engine.Run(context.Background(), r, scenarios.Cell{Strategy: "redis-getset", Scenario: back.Name, Custom: &back, Seed: 1}, "")
-	if err != nil {
-		t.Fatal(err)
+	var res scenarios.Result
+	for run := range k {
+		res, _, err = engine.Run(context.Background(), r, scenarios.Cell{Strategy: "redis-getset", Scenario: back.Name, Custom: &back, Seed: 1}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Anomalies[check.DoubleCharge] > 0 {
+			break
+		}
+		t.Logf("the shrunk file, read back, run %d of %d: %s %v", run+1, k, res.Verdict, res.Anomalies)
 	}
 	if res.Anomalies[check.DoubleCharge] == 0 {
-		t.Errorf("the shrunk file, read back and run: %s %v\n%s", res.Verdict, res.Anomalies, file)
+		t.Errorf("the shrunk file, read back and run %d times: %s %v\n%s", k, res.Verdict, res.Anomalies, file)
 	}
 	t.Logf("shrunk:\n%s", file)
 }
