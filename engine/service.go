@@ -141,21 +141,17 @@ func (r *Service) reachable(ctx context.Context) error {
 }
 
 // answered is an environment error when no request of the run got an
-// HTTP answer and the ledger holds no charge under the run's keys: the
-// service takes connections but does nothing. A service that charged
-// (the run's keys are fresh: those charges are its own work) but answered
-// nothing in time is judged like any other. before is how many answers
-// the service gave earlier runs: the error then says what this run saw,
-// not that the service may be down. (Target URLs carry no password:
-// External.Check refuses one.)
+// HTTP answer, the ledger holds no charge under the run's keys and the
+// service never answered an earlier run either (before): it takes
+// connections but does nothing. A service that charged (the run's keys
+// are fresh: those charges are its own work) but answered nothing in time
+// is judged like any other; so is one that answered earlier runs and
+// nothing in this one, which proves nothing (inconclusive: too slow for
+// the scenario's timings on a loaded machine, or stopped; the assumption
+// says so). (Target URLs carry no password: External.Check refuses one.)
 func answered(obs scenarios.Observation, urls []string, before int64) error {
-	if countAnswers(obs.History.Attempts) > 0 || len(obs.Ledger.Charges) > 0 {
+	if countAnswers(obs.History.Attempts) > 0 || len(obs.Ledger.Charges) > 0 || before > 0 {
 		return nil
-	}
-	if before > 0 {
-		return fmt.Errorf("no answer and no charge: none of the %d requests got an HTTP answer from %s within the client's timeout, "+
-			"and the ledger holds no charge under the run's keys, though the service answered %d requests before",
-			len(obs.History.Attempts), strings.Join(urls, ", "), before)
 	}
 	return fmt.Errorf("target never answered: none of the %d requests got an HTTP answer from %s; is it an HTTP service, and is it up?",
 		len(obs.History.Attempts), strings.Join(urls, ", "))

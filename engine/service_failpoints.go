@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/idemchaos/idemchaos/scenarios"
+	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/sim/workload"
 	"github.com/idemchaos/idemchaos/targets/failpoint"
 	"github.com/idemchaos/idemchaos/targets/failpoint/remote"
@@ -61,19 +63,28 @@ func (f *serviceFailpoints) close() error {
 
 // observe records what fired, as a built-in deployment does. A run whose
 // scenario needs the service's points (a gate, an injection at a point)
-// and that saw none is an error: the service does not speak the protocol,
-// and nothing it did can be judged.
+// and that saw none, though the service accepted a charge, is an error:
+// the service does not speak the protocol, and nothing it did can be
+// judged. One that accepted none shows nothing of the protocol (a service
+// too slow for the client's timeout reaches its points after its client
+// gave up, if ever): it is judged, and proves nothing (its assumptions
+// say why).
 func (f *serviceFailpoints) observe(obs *scenarios.Observation, sc scenarios.Scenario, plan workload.Plan) error {
 	obs.Injected = f.set.Fired()["inject"]
 	obs.Trace = f.trace.events()
 	if f.gate != nil {
 		obs.GateHeld, _ = f.gate.Stats()
 	}
-	if len(obs.Trace) > 0 || sc.Gate == nil && !injects(plan) {
+	if len(obs.Trace) > 0 || sc.Gate == nil && !injects(plan) || !anyAccepted(obs.History.Attempts) {
 		return nil
 	}
 	return fmt.Errorf("--failpoints: the service never called the control URL of the %s header in %d requests: does it speak the failpoint protocol (docs/failpoints.md)?",
 		remote.Header, len(obs.History.Attempts))
+}
+
+// anyAccepted reports whether a request was accepted (a 2xx).
+func anyAccepted(atts []history.Attempt) bool {
+	return slices.ContainsFunc(atts, func(a history.Attempt) bool { return a.Outcome == history.Acked })
 }
 
 // injects reports whether a plan fires a fault inside the target.

@@ -138,7 +138,27 @@ func serverSeen(o Observation) bool {
 // assumeService is what a user's service must have done for its run to
 // mean anything at all, findings or not: answered as a payment API (not
 // only 404/405: the wrong path).
-func assumeService(o Observation) []string { return assumeRightPath(o) }
+func assumeService(o Observation) []string {
+	return append(assumeAnswered(o), assumeRightPath(o)...)
+}
+
+// assumeAnswered: a run none of whose requests got an HTTP answer within
+// the client's timeout, and whose keys hold no charge, from a service that
+// answered before it (else the runner's error says the service is down),
+// exercised nothing: the service was too slow for the scenario's timings
+// (a loaded machine), or stopped answering. One whose keys hold charges
+// worked, and is judged on them.
+func assumeAnswered(o Observation) []string {
+	if len(statuses(o)) > 0 || len(o.Ledger.Charges) > 0 {
+		return nil
+	}
+	lost, _ := unanswered(o)
+	if lost == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("none of the %d requests got an HTTP answer within the client's timeout, and the ledger holds no charge "+
+		"under the run's keys: the service was too slow for the scenario's timings here (a loaded machine?), or stopped answering", lost)}
+}
 
 // assumeFromPlan derives the self-checks of a passing run on a user's
 // service from what its plan exercised: a keyed charge accepted at least

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -39,5 +40,30 @@ func TestAssumeAcceptedNamesTheCause(t *testing.T) {
 	acked.History.Attempts = append(acked.History.Attempts, history.Attempt{Key: "k", Status: 201, Outcome: history.Acked})
 	if got := assumeAccepted(acked); got != nil {
 		t.Errorf("a run with an accepted charge: assumeAccepted = %q, want nil", got)
+	}
+}
+
+// TestAssumeAnsweredSaysTooSlow: a service's run in which no request got
+// an answer in time and no key holds a charge proves nothing, and says the
+// service was too slow or stopped; one answer, or one charge (the service
+// worked: judged on it), and it says nothing.
+func TestAssumeAnsweredSaysTooSlow(t *testing.T) {
+	var o Observation
+	for range 3 {
+		o.History.Attempts = append(o.History.Attempts, history.Attempt{Key: "k", Outcome: history.Indeterminate, Err: "timeout"})
+	}
+	got := assumeService(o)
+	if len(got) != 1 || !strings.Contains(got[0], "none of the 3 requests got an HTTP answer") || !strings.Contains(got[0], "too slow") {
+		t.Errorf("no answer, no charge: %q; want one reason saying the service was too slow", got)
+	}
+	charged := o
+	charged.Ledger.Charges = []history.Charge{{ID: "ch", Key: "k"}}
+	if got := assumeService(charged); got != nil {
+		t.Errorf("no answer, a charge: %q; want it judged on its charge", got)
+	}
+	answered := o
+	answered.History.Attempts = append(slices.Clone(o.History.Attempts), history.Attempt{Key: "k", Status: 409, Outcome: history.Rejected})
+	if got := assumeAnswered(answered); got != nil {
+		t.Errorf("an answer: %q; want nothing", got)
 	}
 }
