@@ -168,7 +168,13 @@ func (b builtinExplore) truth(ctx context.Context, _ []string) (history.Ledger, 
 
 // cut cuts the strategy's SQL or Redis link, as a plan's injection does;
 // the heal also drops the SQL connections the cut broke, so the next
-// execution starts afresh instead of meeting a dead one.
+// execution starts afresh instead of meeting a dead one, and waits
+// (bounded) until the SQL store has rolled back what the cut session had
+// open: a loaded Postgres notices a closed connection late, and a request
+// sent before it has met the cut request's claim still held, or not
+// (pg-tx under pg-cut@before-commit: refused 409 in one run of an order,
+// charged in another). What the harness cut is over before the next
+// request goes.
 func (b builtinExplore) cut(a api.Action) (func(), error) {
 	l := b.d.pgLink
 	if a == api.RedisCut {
@@ -180,6 +186,7 @@ func (b builtinExplore) cut(a api.Action) (func(), error) {
 	return func() {
 		_ = l.Heal()
 		b.d.resetStores()
+		_ = b.sl.awaitNoTransaction(context.Background(), killWait) // past it, the order varies, and says so
 	}, nil
 }
 
@@ -222,6 +229,6 @@ func (b builtinExplore) kill(ctx context.Context) (func(), error) {
 	return revive, nil
 }
 
-// killWait bounds how long a kill waits for the SQL store to roll back
-// the killed process's transaction.
+// killWait bounds how long a kill, or a cut's heal, waits for the SQL
+// store to roll back the killed or cut session's transaction.
 const killWait = 10 * time.Second

@@ -184,3 +184,18 @@ func logBroken(t *testing.T, res explore.Result) {
 		}
 	}
 }
+
+// TestCutHealEndsTheCutTransaction: a pg-cut case's heal returns only once
+// Postgres has rolled back what the cut session had open, even when the
+// server notices the cut late (its session busy for a second): the next
+// request of the order never meets the cut request's claim still held.
+func TestCutHealEndsTheCutTransaction(t *testing.T) {
+	r := newRunner(t)
+	open, err := r.OpenAfterCutHeal(context.Background(), "pg-tx", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if open != 0 {
+		t.Errorf("%d transactions open once the cut was healed; want none", open)
+	}
+}

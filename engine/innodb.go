@@ -181,8 +181,8 @@ func warmSQL(ctx context.Context, db *sql.DB, n int) error {
 }
 
 // awaitNoTransaction waits, at most d, until no other session of the
-// ledger's database has a transaction open: a killed process's session
-// is gone, what it had not committed rolled back and its locks freed.
+// ledger's database has a transaction open: a killed process's (or a cut
+// link's) session is gone, what it had not committed rolled back and its locks freed.
 // Sessions of other databases on the same server (another test's) are not
 // waited for; on InnoDB a transaction whose session is already gone (still
 // rolling back) is.
@@ -204,13 +204,13 @@ func (l sqlLedger) awaitNoTransaction(ctx context.Context, d time.Duration) erro
 		}
 		switch {
 		case err != nil:
-			return fmt.Errorf("waiting for the killed process's transaction to end: %w", err)
+			return fmt.Errorf("waiting for the killed or cut session's transaction to end: %w", err)
 		case n == 0:
 			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("the killed process's transaction was still open after %s", d)
+			return fmt.Errorf("the killed or cut session's transaction was still open after %s", d)
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
