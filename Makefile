@@ -47,7 +47,15 @@ REST = $(filter-out $(shell go list $(HEAVY) $(APART)),$(shell go list ./...))
 E2E_P ?= 2
 E2E_PARALLEL ?= 2
 TESTJSON ?=
+# The suite's temporary files (its Postgres, Redis and MariaDB data
+# directories, every t.TempDir) go to a RAM file system when one has room
+# (scripts/tmpbase: /dev/shm/idemchaos-tmp), else to TMPDIR or /tmp; on
+# ext4 a third of the suite's CPU was the kernel's, most of it Postgres
+# creating and dropping a database's files (docs/testing.md). TMPBASE=DIR
+# picks another.
+TMPBASE = $(shell scripts/tmpbase)
 test: export IDEMCHAOS_TEST_BIN = $(TESTBIN)
+test: export TMPDIR = $(or $(TMPBASE),$(TMPDIR),/tmp)
 test: setup check test-bin
 	@$(MAKE) --no-print-directory -j3 test-heavy test-e2e-rest test-fuzz-apart
 
