@@ -38,3 +38,7 @@ func claimed(ctx context.Context, start time.Time, waits bool) {
 	}
 	c.Start, c.End, c.Waits = start, time.Now(), waits
 }
+
+// MarkClaim records, for a strategy of another package, a claim round trip
+// that began at start and ended now, and whether it may wait (claimed).
+func MarkClaim(ctx context.Context, start time.Time, waits bool) { claimed(ctx, start, waits) }

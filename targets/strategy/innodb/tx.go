@@ -2,6 +2,7 @@ package innodb
 
 import (
 	"context"
+	"time"
 
 	"github.com/idemchaos/idemchaos/targets/api"
 	innoledger "github.com/idemchaos/idemchaos/targets/ledger/innodb"
@@ -51,7 +52,15 @@ func (s txStrategy) Handle(ctx context.Context, r strategy.Request) strategy.Res
 	// One round trip: BEGIN, the claim, the charge.
 	d := debitOf(r)
 	args := append([]any{r.Key, r.Fingerprint}, innoledger.ChargeArgs(d)...)
+	start := time.Now()
 	seq, balance, err := innoledger.ScanCharge(sess.query(ctx, true, "START TRANSACTION;\n"+claim+";\n"+innoledger.SQLCharge, args...))
+	if !s.blocking {
+		// a claim that cannot wait: a duplicate answered late waited
+		// elsewhere (for a connection of a pool a loaded machine had
+		// busy), never on another request (the blocking claim's round
+		// trip, which carries the charge, is judged on the request's span)
+		strategy.MarkClaim(ctx, start, false)
+	}
 	switch {
 	case isErr(err, errLockWait) && !s.blocking:
 		return inFlight(s.deps.Profile)

@@ -197,3 +197,29 @@ func TestTxNeverDoubleChargesConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestTxMarksAClaimThatCannotWait: innodb-tx records its claim's round
+// trip in the request's context, marked as one that cannot wait (the
+// server logs it, and the checker judges no hold on it: a duplicate
+// answered late there waited elsewhere, for a pooled connection on a
+// loaded machine); the blocking claim marks none (its request's span is
+// judged).
+func TestTxMarksAClaimThatCannotWait(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), caseTimeout)
+	defer cancel()
+	for _, c := range []struct {
+		name   string
+		build  func(strategy.Deps) strategy.Strategy
+		marked bool
+	}{{"innodb-tx", innodb.NewTx, true}, {"innodb-blocking-claim", innodb.NewBlockingClaim, false}} {
+		fx := newFixture(t, c.build)
+		var claim strategy.Claimed
+		resp := fx.send(strategy.WithClaimed(ctx, &claim), fx.replica(), "A", pay)
+		if resp.Status != http.StatusCreated {
+			t.Fatalf("%s: %s", c.name, show(resp))
+		}
+		if marked := !claim.End.IsZero(); marked != c.marked || claim.Waits || claim.End.Before(claim.Start) {
+			t.Errorf("%s: claim %+v; want marked %v, never waiting", c.name, claim, c.marked)
+		}
+	}
+}
