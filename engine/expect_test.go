@@ -161,24 +161,24 @@ func ownFlawShown(st string, res scenarios.Result) bool {
 }
 
 // partlyCaught reports whether res, a cell declared to fail, failed with
-// some of its declared anomalies and nothing else: a loaded machine can
+// some of its declared anomalies but not as declared: a loaded machine can
 // take one of them away (innodb-insert-ignore under client-timeout-retry
-// at load 15 charged twice, but no replay mismatched). It runs again as a
-// flaw shown where declared to pass does.
+// at load 15 charged twice, but no replay mismatched) or add one of the
+// design's own (the same cell at load 15 again: a duplicate waited on the
+// winner's INSERT, as the design does, and got its replay, a
+// held_duplicate). It runs again as a flaw shown where declared to pass
+// does, and must be as declared on one of three runs; a cell that showed
+// none of its declared anomalies is checked at once.
 func partlyCaught(res scenarios.Result) bool {
 	if res.AsExpected || len(res.Expected) == 0 || res.Verdict != scenarios.Fail {
 		return false
 	}
-	shown := false
-	for a, n := range res.Anomalies {
-		if n > 0 {
-			if !slices.Contains(res.Expected, a) {
-				return false
-			}
-			shown = true
+	for _, a := range res.Expected {
+		if res.Anomalies[a] > 0 {
+			return true
 		}
 	}
-	return shown
+	return false
 }
 
 // checkDeclared fails t when res is not as the catalog declares; an
@@ -319,7 +319,7 @@ func TestOwnFlawShown(t *testing.T) {
 }
 
 // TestPartlyCaught: a cell declared to fail runs again only when it failed
-// with some of its declared anomalies and nothing else.
+// with some of its declared anomalies (others besides, or not).
 func TestPartlyCaught(t *testing.T) {
 	res := func(v scenarios.Verdict, anomalies ...check.Anomaly) scenarios.Result {
 		r := scenarios.Result{Verdict: v, Anomalies: map[check.Anomaly]int{},
@@ -332,8 +332,11 @@ func TestPartlyCaught(t *testing.T) {
 	if !partlyCaught(res(scenarios.Fail, check.DoubleCharge)) {
 		t.Error("a double charge without the declared replay mismatch: not run again")
 	}
-	if partlyCaught(res(scenarios.Fail, check.DoubleCharge, check.StuckKey)) {
-		t.Error("an anomaly not declared: run again")
+	if !partlyCaught(res(scenarios.Fail, check.DoubleCharge, check.HeldDuplicate)) {
+		t.Error("a declared double charge and a held duplicate not declared: not run again")
+	}
+	if partlyCaught(res(scenarios.Fail, check.StuckKey)) {
+		t.Error("none of the declared anomalies, another one: run again")
 	}
 	if partlyCaught(res(scenarios.Pass)) {
 		t.Error("a cell declared to fail that passed: run again")
