@@ -141,10 +141,12 @@ func (f *Front) inFlight(r *http.Request, id string) {
 	held := f.cfg.Hold(id, f.cfg.Plan.Hold)
 	detached := r.Clone(context.WithoutCancel(r.Context()))
 	done := make(chan struct{})
+	f.mu.Lock() // Wait takes it too: an Add it can see happens before it waits
 	f.work.Go(func() {
 		defer close(done)
 		f.serve(detached)
 	})
+	f.mu.Unlock()
 	t := time.NewTimer(claimWait)
 	defer t.Stop()
 	select {
@@ -206,7 +208,9 @@ func (f *Front) record(rec history.Received) {
 // reset (InFlight), or ctx.
 func (f *Front) Wait(ctx context.Context) error {
 	done := make(chan struct{})
+	f.mu.Lock() // every request that went on before this: waited for (the race detector saw none ordered)
 	go func() { f.work.Wait(); close(done) }()
+	f.mu.Unlock()
 	select {
 	case <-done:
 		return nil
