@@ -76,8 +76,5 @@ func (r *Builtin) OpenAfterCutHeal(ctx context.Context, strategy string, busy ti
 		return 0, err
 	}
 	heal()
-	var n int
-	err = sl.r.pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'
-		AND pid <> pg_backend_pid() AND xact_start IS NOT NULL`).Scan(&n)
-	return n, err
+	return sl.openTransactions(ctx)
 }

@@ -182,26 +182,16 @@ func warmSQL(ctx context.Context, db *sql.DB, n int) error {
 
 // awaitNoTransaction waits, at most d, until no other session of the
 // ledger's database has a transaction open: a killed process's (or a cut
-// link's) session is gone, what it had not committed rolled back and its locks freed.
+// link's) session is gone, what it had not committed rolled back and its
+// locks freed.
 // Sessions of other databases on the same server (another test's) are not
 // waited for; on InnoDB a transaction whose session is already gone (still
 // rolling back) is.
 func (l sqlLedger) awaitNoTransaction(ctx context.Context, d time.Duration) error {
-	q := `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid() AND xact_start IS NOT NULL`
-	if l.innoDB {
-		q = `SELECT COUNT(*) FROM information_schema.innodb_trx t LEFT JOIN information_schema.processlist p ON p.ID = t.trx_mysql_thread_id
-			WHERE (p.ID IS NULL OR p.DB = DATABASE()) AND t.trx_mysql_thread_id <> CONNECTION_ID()`
-	}
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	for {
-		var n int
-		var err error
-		if l.innoDB {
-			err = l.r.mysql.QueryRowContext(ctx, q).Scan(&n)
-		} else {
-			err = l.r.pool.QueryRow(ctx, q).Scan(&n)
-		}
+		n, err := l.openTransactions(ctx)
 		switch {
 		case err != nil:
 			return fmt.Errorf("waiting for the killed or cut session's transaction to end: %w", err)
@@ -214,4 +204,18 @@ func (l sqlLedger) awaitNoTransaction(ctx context.Context, d time.Duration) erro
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
+}
+
+// openTransactions counts the other sessions of the ledger's database
+// with a transaction open (awaitNoTransaction says which count).
+func (l sqlLedger) openTransactions(ctx context.Context) (n int, err error) {
+	if l.innoDB {
+		err = l.r.mysql.QueryRowContext(ctx, `SELECT COUNT(*) FROM information_schema.innodb_trx t
+			LEFT JOIN information_schema.processlist p ON p.ID = t.trx_mysql_thread_id
+			WHERE (p.ID IS NULL OR p.DB = DATABASE()) AND t.trx_mysql_thread_id <> CONNECTION_ID()`).Scan(&n)
+		return n, err
+	}
+	err = l.r.pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+		AND backend_type = 'client backend' AND pid <> pg_backend_pid() AND xact_start IS NOT NULL`).Scan(&n)
+	return n, err
 }
