@@ -59,13 +59,18 @@ var InsertIgnore = design.Info{Name: "innodb-insert-ignore", MySQL: true,
 	// committed charges again (and waited on the winner's INSERT first),
 	// and its answer overwrites the stored one. Measured over seeds 1-25
 	// in the engine: each anomaly declared here on every seed (retry-storm
-	// showed replay_mismatch on 23 of 25: not declared there).
+	// showed replay_mismatch on 23 of 25: not declared there). Under
+	// client-timeout-retry the mismatch needs a later try to be replayed
+	// the overwritten answer; on a loaded machine (load 15 to 22, make
+	// test) the try that charged again was often the last, and three runs
+	// of seed 1 in a row showed none: it varies.
 	Fails: design.Declared{
 		"concurrent-duplicates": {"double_charge", "replay_mismatch"},
 		"forced-race":           {"double_charge", "replay_mismatch"},
-		"client-timeout-retry":  {"double_charge", "replay_mismatch"},
+		"client-timeout-retry":  {"double_charge"},
 		"retry-storm":           {"double_charge"},
 	},
+	Varies: design.Declared{"client-timeout-retry": {"replay_mismatch"}},
 	Explores: design.Declared{
 		"duplicate":  {"double_charge", "replay_mismatch"},
 		"mismatch":   {"double_charge", "mismatch_executed"},
