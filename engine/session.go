@@ -45,7 +45,8 @@ func Open(ctx context.Context, cfg provision.Config, workers int, log io.Writer)
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{Services: services, replCfg: provision.ReplicatedConfig{TempDir: cfg.TempDir, PGBinDir: cfg.PGBinDir, Log: log}}
+	s := &Session{Services: services, replCfg: provision.ReplicatedConfig{TempDir: cfg.TempDir, PGBinDir: cfg.PGBinDir, Log: log,
+		ClusterCache: cfg.ClusterCache}}
 	if err := s.setUp(ctx, workers, cfg.TempDir, log); err != nil {
 		return nil, errors.Join(err, s.Close())
 	}

@@ -39,15 +39,24 @@ func startStores(ctx context.Context, c common, stderr io.Writer) (*provision.Se
 }
 
 // stores is where the flags say the stores come from; the environment
-// names a Docker engine (DOCKER_HOST) and the Postgres binaries (PG_BINDIR).
+// names a Docker engine (DOCKER_HOST), the Postgres binaries (PG_BINDIR)
+// and the cluster cache (clusterCache).
 // A MySQL-family server (--mysql-url, else Docker or a local MariaDB) is
 // asked for only when one of strategies is on InnoDB: a run of the others
 // neither starts nor reaches one.
 func (c common) stores(strategies ...string) provision.Config {
 	cfg := provision.Config{RedisURL: c.redisURL, PostgresURL: c.postgresURL, NoDocker: c.noDocker,
-		DockerHost: os.Getenv("DOCKER_HOST"), PGBinDir: os.Getenv("PG_BINDIR")}
+		DockerHost: os.Getenv("DOCKER_HOST"), PGBinDir: os.Getenv("PG_BINDIR"), ClusterCache: clusterCache()}
 	if engine.NeedsMySQL(strategies...) {
 		cfg.MySQL, cfg.MySQLURL = true, c.mysqlURL
 	}
 	return cfg
+}
+
+// clusterCache is where a started Postgres's fresh cluster is kept for the
+// next start: IDEMCHAOS_CLUSTER_CACHE ("off": nowhere), else under the
+// user's cache dir (docs/stores.md).
+func clusterCache() string {
+	user, _ := os.UserCacheDir()
+	return provision.ClusterCacheDir(os.Getenv("IDEMCHAOS_CLUSTER_CACHE"), user)
 }

@@ -37,7 +37,8 @@ type stores struct {
 func openStores(ctx context.Context, c config, log io.Writer) (*stores, error) {
 	services, err := provision.Start(ctx, provision.Config{RedisURL: c.redisURL, PostgresURL: c.postgresURL,
 		MySQL: c.innoDB, MySQLURL: c.mysqlURL,
-		NoDocker: c.noDocker, Log: log, DockerHost: os.Getenv("DOCKER_HOST"), PGBinDir: os.Getenv("PG_BINDIR")})
+		NoDocker: c.noDocker, Log: log, DockerHost: os.Getenv("DOCKER_HOST"), PGBinDir: os.Getenv("PG_BINDIR"),
+		ClusterCache: provision.ClusterCacheDir(os.Getenv("IDEMCHAOS_CLUSTER_CACHE"), userCacheDir())})
 	if err != nil {
 		return nil, envError(err)
 	}
@@ -146,4 +147,10 @@ func (s *stores) close() error {
 		_ = s.mysql.Close()
 	}
 	return s.services.Close()
+}
+
+// userCacheDir is the user's cache dir, "" when there is none.
+func userCacheDir() string {
+	d, _ := os.UserCacheDir()
+	return d
 }

@@ -33,6 +33,8 @@ type localPG struct {
 	log  logger
 	// settings are the server's -c settings; nil: singleSettings.
 	settings []string
+	// cache is the cluster cache (Config.ClusterCache); "": initdb always.
+	cache string
 }
 
 // singleSettings are the settings of a throwaway single server: nothing
@@ -41,7 +43,7 @@ var singleSettings = []string{"fsync=off", "synchronous_commit=off", "full_page_
 
 // startLocalPostgres runs initdb and postgres in a new dir under base and
 // returns the admin DSN and what to stop.
-func startLocalPostgres(ctx context.Context, base, bin string, log logger) (string, *part, error) {
+func startLocalPostgres(ctx context.Context, base, bin, cache string, log logger) (string, *part, error) {
 	acct, err := postgresAccount()
 	if err != nil {
 		return "", nil, err
@@ -55,7 +57,7 @@ func startLocalPostgres(ctx context.Context, base, bin string, log logger) (stri
 	if err != nil {
 		return "", nil, err
 	}
-	pg := &localPG{bin: bin, dir: dir, acct: acct, log: log}
+	pg := &localPG{bin: bin, dir: dir, acct: acct, log: log, cache: cache}
 	dsn, p, err := pg.start(ctx)
 	if err != nil {
 		os.RemoveAll(dir)
@@ -91,16 +93,21 @@ func (pg *localPG) command(ctx context.Context, name string, args ...string) *ex
 	return cmd
 }
 
-// initdb creates the cluster in dir/data with trust auth for "postgres".
+// initdb creates the cluster in dir/data with trust auth for "postgres":
+// a copy of the cluster cache's, else initdb's (then kept in the cache).
 func (pg *localPG) initdb(ctx context.Context) error {
+	tmpl := pg.template(ctx)
+	if pg.fromTemplate(tmpl) {
+		return nil
+	}
 	t0 := time.Now()
 	pg.log.printf("initdb %s as %s (uid %d) ...", filepath.Join(pg.dir, "data"), pg.acct.name, pg.acct.uid)
-	cmd := pg.command(ctx, "initdb", "-D", filepath.Join(pg.dir, "data"),
-		"-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync")
+	cmd := pg.command(ctx, "initdb", append([]string{"-D", filepath.Join(pg.dir, "data")}, initdbArgs...)...)
 	if err := runTool(ctx, cmd, "initdb"); err != nil {
 		return err
 	}
 	pg.log.printf("initdb done in %v", time.Since(t0).Round(time.Millisecond))
+	pg.keepTemplate(tmpl)
 	return nil
 }
 

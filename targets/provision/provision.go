@@ -88,6 +88,11 @@ type Config struct {
 	// default search (PATH, pg_config --bindir, the usual install dirs);
 	// "" = only the default search.
 	PGBinDir string
+	// ClusterCache is a dir where a Postgres cluster fresh from initdb is
+	// kept, and copied by later starts instead of running initdb again (a
+	// second of CPU each); "" = none, initdb every start. It is never
+	// under TempDir's run dirs, and nothing in it is removed.
+	ClusterCache string
 
 	find *finder // binary discovery; nil = the default search
 }

@@ -45,6 +45,8 @@ type ReplicatedConfig struct {
 	TempDir  string    // base for data dirs; "" = os.TempDir()
 	PGBinDir string    // as Config.PGBinDir
 	Log      io.Writer // progress lines; nil = discard
+	// ClusterCache is as Config.ClusterCache (the primary's cluster).
+	ClusterCache string
 	// Link puts a proxy in front of the primary's address (host:port) and
 	// returns the address to dial instead: the standby streams from the
 	// primary through it. Required.
@@ -81,7 +83,7 @@ func StartReplicated(ctx context.Context, cfg ReplicatedConfig) (*Replicated, er
 	if cfg.Link == nil {
 		return nil, errors.New("replicated postgres: no link for the replication stream")
 	}
-	st := newStarter(Config{TempDir: cfg.TempDir, PGBinDir: cfg.PGBinDir, Log: cfg.Log})
+	st := newStarter(Config{TempDir: cfg.TempDir, PGBinDir: cfg.PGBinDir, Log: cfg.Log, ClusterCache: cfg.ClusterCache})
 	if _, err := Sweep(st.base); err != nil {
 		st.log.printf("sweep %s: %v", st.base, err)
 	}
@@ -140,7 +142,7 @@ func newNode(ctx context.Context, st *starter, bin string, settings []string) (*
 	if err != nil {
 		return nil, err
 	}
-	n := &pgNode{pg: &localPG{bin: bin, dir: dir, acct: acct, log: st.log, settings: settings}}
+	n := &pgNode{pg: &localPG{bin: bin, dir: dir, acct: acct, log: st.log, settings: settings, cache: st.cfg.ClusterCache}}
 	if acct.cred != nil {
 		if err := os.Chown(dir, acct.uid, acct.gid); err != nil {
 			os.RemoveAll(dir)

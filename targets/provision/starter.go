@@ -139,7 +139,7 @@ func (st *starter) postgres(ctx context.Context, s *Services) error {
 	if err != nil {
 		return &UnavailableError{Service: "postgres", Hint: postgresInstallHint, Err: fmt.Errorf("%s, %w", why, err)}
 	}
-	url, p, err = startLocalPostgres(ctx, st.base, bin, st.log)
+	url, p, err = startLocalPostgres(ctx, st.base, bin, st.cfg.ClusterCache, st.log)
 	if err != nil {
 		return err
 	}

@@ -16,22 +16,31 @@ import (
 //	IDEMCHAOS_MYSQL_URL     Config.MySQLURL: use this MySQL-family server, never start one
 //	DOCKER_HOST             Config.DockerHost: the Docker engine endpoint
 //	PG_BINDIR               Config.PGBinDir: where initdb and postgres are, tried first
+//	IDEMCHAOS_CLUSTER_CACHE Config.ClusterCache, as the commands read it ("off": none;
+//	                        unset: under the user's cache dir)
 //
 // Unset variables leave their field at its zero value (the default).
 func FromEnv() provision.Config {
 	return provision.Config{
-		RedisURL:    os.Getenv("IDEMCHAOS_REDIS_URL"),
-		PostgresURL: os.Getenv("IDEMCHAOS_POSTGRES_URL"),
-		MySQLURL:    os.Getenv("IDEMCHAOS_MYSQL_URL"),
-		DockerHost:  os.Getenv("DOCKER_HOST"),
-		PGBinDir:    os.Getenv("PG_BINDIR"),
+		RedisURL:     os.Getenv("IDEMCHAOS_REDIS_URL"),
+		PostgresURL:  os.Getenv("IDEMCHAOS_POSTGRES_URL"),
+		MySQLURL:     os.Getenv("IDEMCHAOS_MYSQL_URL"),
+		DockerHost:   os.Getenv("DOCKER_HOST"),
+		PGBinDir:     os.Getenv("PG_BINDIR"),
+		ClusterCache: clusterCache(),
 	}
+}
+
+// clusterCache is Config.ClusterCache as the commands resolve it.
+func clusterCache() string {
+	user, _ := os.UserCacheDir()
+	return provision.ClusterCacheDir(os.Getenv("IDEMCHAOS_CLUSTER_CACHE"), user)
 }
 
 // Replicated is the config of the tests' replicated Postgres, which is
 // always started from local binaries (PG_BINDIR tried first).
 func Replicated() provision.ReplicatedConfig {
-	return provision.ReplicatedConfig{PGBinDir: os.Getenv("PG_BINDIR")}
+	return provision.ReplicatedConfig{PGBinDir: os.Getenv("PG_BINDIR"), ClusterCache: clusterCache()}
 }
 
 // Binaries is the directory of the commands built once for the whole
