@@ -85,6 +85,10 @@ var Findings = []Finding{
 		Text: "an invocation that outlives its in-progress expiry (a loaded machine) is taken over by a retry as orphaned (`src/persistence/CachePersistenceLayer.ts: #putInProgressRecord`), and a failing invocation deletes the key's record whoever wrote it last (`src/IdempotencyHandler.ts: #deleteInProgressRecord`), so a later retry runs the function again."},
 	{Targets: powertoolsRedis, Scenarios: []string{"concurrent-duplicates", "forced-race", "retry-storm", "client-timeout-retry"}, Anomaly: check.ReplayMismatch, Timing: true,
 		Text: "the second run's result overwrites the first in the COMPLETED record (`src/persistence/CachePersistenceLayer.ts: _updateRecord`, a plain SET), so the key's 2xx answers name two charges."},
+	{Targets: powertoolsRedis, Scenarios: []string{"concurrent-duplicates", "forced-race", "retry-storm", "client-timeout-retry"}, Anomaly: check.StatusContract, Timing: true,
+		Text: "a duplicate whose SET NX fails reads the record with a GET (`src/persistence/CachePersistenceLayer.ts: #putInProgressRecord`); when a failing invocation deleted it in between " +
+			"(`src/IdempotencyHandler.ts: #deleteInProgressRecord`), `_getRecord` throws IdempotencyItemNotFoundError, which `#saveInProgressOrReturnExistingResult` turns into " +
+			"IdempotencyPersistenceLayerError: answered 500 instead of 409 (seen at a load of 20 under concurrent-duplicates, beside the double charge above)."},
 	{Targets: powertoolsDynamoDB, Scenarios: []string{"dynamodb-fault-after-commit"}, Anomaly: check.DoubleCharge,
 		Text: "when DynamoDB is out of reach as the function returns, the UpdateItem that marks the record COMPLETED fails (`src/persistence/DynamoDBPersistenceLayer.ts: _updateRecord`; the AWS SDK tries it 3 times) " +
 			"and `src/IdempotencyHandler.ts: #saveSuccessfulResult` throws IdempotencyPersistenceLayerError; only a throw of the function itself deletes the record (`getFunctionResult`), so it stays INPROGRESS: " +
