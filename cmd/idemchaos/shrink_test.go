@@ -112,7 +112,11 @@ func TestShrinkRetryStormRedisSetnxFromDir(t *testing.T) {
 // retention is declared with --key-ttl, as for any file.)
 func TestShrinkRetryStormPaymentd(t *testing.T) {
 	t.Parallel()
-	p := startPaymentd(t, "redis-getset", "--failpoints")
+	// A shrink's runs charge the service's accounts again and again (more
+	// of them on a loaded machine): the default balances ran out before
+	// the repro line ran, and every charge of it was declined, 402.
+	rich := "acct-1=10000000000,acct-2=10000000000,acct-3=10000000000,acct-4=10000000000"
+	p := startPaymentd(t, "redis-getset", "--failpoints", "--accounts", rich)
 	file := filepath.Join(t.TempDir(), "min.yaml")
 	o := cliEnv(t, nil, "shrink", "--quiet", "--target-url", p.url, "--ledger-url", p.ledgerURL, "--ledger-query", p.ledgerQuery,
 		"--failpoints", "--key-ttl", "24h", "--scenario", "retry-storm", "--seed", "1", "--file", file)
