@@ -159,7 +159,7 @@ func (s *search) startFails(ctx context.Context) error {
 	n, err := s.failing(ctx, o.Start)
 	if err == nil && n > 0 && n < o.K {
 		if s.cfg.Progress != nil {
-			s.cfg.Progress(fmt.Sprintf("the cell as a file failed %d runs, then one did not: %d runs more", n, o.K))
+			s.cfg.Progress(fmt.Sprintf("the cell as a file failed %d of its first %d runs: %d runs more", n, n+1, o.K))
 		}
 		n, err = s.failing(ctx, o.Start)
 	}
