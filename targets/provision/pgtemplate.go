@@ -50,12 +50,12 @@ func (pg *localPG) template(ctx context.Context) string {
 	if pg.cache == "" {
 		return ""
 	}
-	out, err := pg.command(ctx, "postgres", "-V").Output()
-	if err != nil {
+	line := pg.versionLine(ctx)
+	if line == "" {
 		return ""
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\n%s\n%d:%d\n%s\n", pg.bin, out, pg.acct.uid, pg.acct.gid, strings.Join(initdbArgs, " "))
+	fmt.Fprintf(h, "%s\n%s\n%d:%d\n%s\n", pg.bin, line, pg.acct.uid, pg.acct.gid, strings.Join(initdbArgs, " "))
 	return filepath.Join(pg.cache, templatePrefix+hex.EncodeToString(h.Sum(nil))[:16])
 }
 

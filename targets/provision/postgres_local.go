@@ -35,6 +35,7 @@ type localPG struct {
 	settings []string
 	// cache is the cluster cache (Config.ClusterCache); "": initdb always.
 	cache string
+	vline string // postgres -V's output, once read
 }
 
 // singleSettings are the settings of a throwaway single server: nothing
@@ -139,15 +140,23 @@ func cancelled(ctx context.Context, cmd *exec.Cmd, name string) error {
 
 // version returns e.g. "15.18", or "" when postgres -V fails.
 func (pg *localPG) version(ctx context.Context) string {
-	out, err := pg.command(ctx, "postgres", "-V").Output()
-	if err != nil {
-		return ""
-	}
-	fields := strings.Fields(string(out)) // postgres (PostgreSQL) 15.18 (Debian ...)
+	fields := strings.Fields(pg.versionLine(ctx)) // postgres (PostgreSQL) 15.18 (Debian ...)
 	if len(fields) < 3 {
 		return ""
 	}
 	return fields[2]
+}
+
+// versionLine is postgres -V's output, run once ("" when it fails).
+func (pg *localPG) versionLine(ctx context.Context) string {
+	if pg.vline == "" {
+		out, err := pg.command(ctx, "postgres", "-V").Output()
+		if err != nil {
+			return ""
+		}
+		pg.vline = string(out)
+	}
+	return pg.vline
 }
 
 // serve starts postgres on port and waits until it accepts connections.
