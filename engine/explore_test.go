@@ -31,9 +31,7 @@ func TestExploreBuiltin(t *testing.T) {
 	t.Logf("%s (%s, bound %s: %s)", res.Sentence(), res.Took, res.Bound, res.BoundHow)
 	if len(res.Runs) < 2 || res.Holding() != len(res.Runs) || len(res.Errors) > 0 {
 		t.Errorf("pg-tx: %s; errors %v", res.Sentence(), res.Errors)
-		for _, run := range res.Failing() {
-			t.Logf("%s %s: %s\n%s", run.Order, run.Class, run.Outcome.Detail, run.Columns(2))
-		}
+		logBroken(t, res)
 	}
 	spec.Bound = 100 * time.Millisecond // its waits are on the account's row lock, released at once: no need to wait long
 	all, err = r.Explore(ctx, "redis-getset", spec)

@@ -49,6 +49,10 @@ type ReplicaSpec struct {
 	// Wrap, if set, is put in front of the replica's handler (client
 	// mode's front); the handler served is Wrap(handler).
 	Wrap func(http.Handler) http.Handler
+	// ConnState, if set, is told of each client connection's changes
+	// (http.Server.ConnState): client mode's front learns when a client
+	// closed the connection an answer went on.
+	ConnState func(net.Conn, http.ConnState)
 }
 
 // Replica is a running replica: its server, its log and its store clients.
@@ -72,7 +76,7 @@ func StartReplica(ctx context.Context, s ReplicaSpec) (*Replica, error) {
 		h = s.Wrap(h)
 	}
 	if err == nil {
-		err = r.listen(s.Listen, h)
+		err = r.listen(s.Listen, h, s.ConnState)
 	}
 	if err != nil {
 		_ = r.closeStores()
@@ -128,13 +132,13 @@ func (r *Replica) innoDBHandler(ctx context.Context, s ReplicaSpec) (http.Handle
 		Failpoints: s.Failpoints}), nil
 }
 
-func (r *Replica) listen(addr string, h http.Handler) error {
+func (r *Replica) listen(addr string, h http.Handler, state func(net.Conn, http.ConnState)) error {
 	ln, err := net.Listen("tcp", cmp.Or(addr, "127.0.0.1:0"))
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
 	r.Addr, r.done = ln.Addr().String(), make(chan struct{})
-	r.srv = &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	r.srv = &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ConnState: state}
 	go func() {
 		_ = r.srv.Serve(ln)
 		close(r.done)

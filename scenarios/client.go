@@ -151,6 +151,10 @@ func clientAssumptions(rec ClientRecord) []string {
 	if missed := unmetFaults(rec.Run.Received); len(missed) > 0 {
 		out = append(out, "no request met the faults "+strings.Join(missed, ", "))
 	}
+	if unreadRetryAfters(rec.Run.Received) {
+		out = append(out, "no Retry-After was known to be read: the client retried early on a new connection after closing "+
+			"the one each refusal came on (it may have given up on the answer, its timeout passed)")
+	}
 	for _, u := range rec.Unread {
 		out = append(out, "unreadable outcome "+u)
 	}
@@ -170,6 +174,27 @@ func listed(ops []string) string {
 		return fmt.Sprintf("%s and %d more", strings.Join(ops[:5], ", "), len(ops)-5)
 	}
 	return strings.Join(ops, ", ")
+}
+
+// unreadRetryAfters reports whether some retries came before a
+// Retry-After the client is not known to have read
+// (history.Received.ReadBefore) and no other showed how the client keeps
+// one (read, or waited for).
+func unreadRetryAfters(rs []history.Received) bool {
+	last := map[string]history.Received{} // by operation: its latest request so far
+	shown, unread := 0, 0
+	for _, r := range rs {
+		prev, ok := last[r.Op]
+		last[r.Op] = r
+		switch {
+		case !ok || r.Op == "" || prev.RetryAfter == 0:
+		case check.BeforeRetryAfter(prev, r) && !prev.ReadBefore(r):
+			unread++
+		default:
+			shown++
+		}
+	}
+	return unread > 0 && shown == 0
 }
 
 // unmetFaults are the front's faults no request met.

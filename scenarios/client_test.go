@@ -51,16 +51,33 @@ func clientRecord() scenarios.ClientRecord {
 	return rec
 }
 
+// hungUp gives each refusal a Retry-After and a connection the client
+// closed before its retry came early on a new one (it gave up on the
+// answer); but for every, the last refusal's retry waits its Retry-After.
+func hungUp(rs []history.Received, every bool) {
+	var last int
+	for i, r := range rs {
+		if r.Fault == string(workload.RateLimited) || r.Fault == string(workload.Unavailable) {
+			rs[i].Status, rs[i].RetryAfter, rs[i].Conn, rs[i].ConnClosed = 503, 1, "127.0.0.1:"+r.ID, 100*time.Millisecond
+			rs[i+1].Conn, rs[i+1].Arrived, last = "127.0.0.1:new"+r.ID, 500*time.Millisecond, i
+		}
+	}
+	if !every {
+		rs[last+1].Arrived = 2 * time.Second
+	}
+}
+
 func TestJudgeClientPassesOnlyWhatItExercised(t *testing.T) {
 	if r := scenarios.JudgeClient(clientRecord()); r.Verdict != scenarios.Pass || !r.Exercised || r.Faults != len(workload.FrontFaults) ||
 		r.FaultsMet == nil || *r.FaultsMet != r.Faults {
 		t.Fatalf("a client that kept its half, every fault met: %s %v", r.Verdict, r.Assumptions)
 	}
 	cases := map[string]func(*scenarios.ClientRecord){
-		"sent no request for op-a":     func(r *scenarios.ClientRecord) { r.Run.Received = r.Run.Received[2:] },
-		"printed no outcome for op-b":  func(r *scenarios.ClientRecord) { r.Run.Told = append(r.Run.Told[:1], r.Run.Told[2:]...) },
-		"met the faults slow-answer":   func(r *scenarios.ClientRecord) { r.Run.Received[len(r.Run.Received)-2].Fault = "" },
-		`unreadable outcome "op-a ok"`: func(r *scenarios.ClientRecord) { r.Unread = []string{`"op-a ok"`} },
+		"sent no request for op-a":            func(r *scenarios.ClientRecord) { r.Run.Received = r.Run.Received[2:] },
+		"printed no outcome for op-b":         func(r *scenarios.ClientRecord) { r.Run.Told = append(r.Run.Told[:1], r.Run.Told[2:]...) },
+		"met the faults slow-answer":          func(r *scenarios.ClientRecord) { r.Run.Received[len(r.Run.Received)-2].Fault = "" },
+		`unreadable outcome "op-a ok"`:        func(r *scenarios.ClientRecord) { r.Unread = []string{`"op-a ok"`} },
+		"no Retry-After was known to be read": func(r *scenarios.ClientRecord) { hungUp(r.Run.Received, true) },
 	}
 	for want, change := range cases {
 		rec := clientRecord()
@@ -71,6 +88,21 @@ func TestJudgeClientPassesOnlyWhatItExercised(t *testing.T) {
 		}
 	}
 	rec := clientRecord()
+	hungUp(rec.Run.Received, false)
+	if r := scenarios.JudgeClient(rec); r.Verdict != scenarios.Pass {
+		t.Errorf("one Retry-After waited for, one not known to be read: %s %v", r.Verdict, r.Assumptions)
+	}
+	rec = clientRecord()
+	hungUp(rec.Run.Received, true)
+	for i := range rec.Run.Received {
+		if rec.Run.Received[i].RetryAfter > 0 {
+			rec.Run.Received[i+1].Conn = rec.Run.Received[i].Conn // read: the retry came on its connection
+		}
+	}
+	if r := scenarios.JudgeClient(rec); r.Verdict != scenarios.Fail || len(r.Assumptions) > 0 {
+		t.Errorf("Retry-Afters read and not kept: %s %v", r.Verdict, r.Assumptions)
+	}
+	rec = clientRecord()
 	rec.Run.Told[0].Outcome = history.Failed
 	rec.Unread = []string{"x"}
 	if r := scenarios.JudgeClient(rec); r.Verdict != scenarios.Fail {

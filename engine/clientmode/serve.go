@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -109,7 +110,8 @@ func (s *served) start(ctx context.Context, cfg Config, plan workload.ClientPlan
 	}
 	var err error
 	s.replica, err = engine.StartReplica(ctx, engine.ReplicaSpec{Strategy: design.Reference, Profile: profile, Since: since,
-		Failpoints: points, PostgresDSN: dsn, RedisURL: s.services.RedisURL, Wrap: wrap, Listen: cfg.Serve})
+		Failpoints: points, PostgresDSN: dsn, RedisURL: s.services.RedisURL, Wrap: wrap, Listen: cfg.Serve,
+		ConnState: func(c net.Conn, state http.ConnState) { s.front.ConnState(c, state) }})
 	if err == nil {
 		fmt.Fprintf(logOf(cfg), "client: the %s API (%s, profile %s) on http://%s, %d operations\n",
 			cfg.Shape.Name, design.Reference, profile.Name, s.replica.Addr, len(plan.Ops))

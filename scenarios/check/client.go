@@ -114,7 +114,9 @@ func chargedWords(n int, op history.Operation) string {
 	return fmt.Sprintf("it was charged %d times, %s too much", n, Money(int64(n-1)*op.Amount))
 }
 
-// checkPacing finds a retry at once after a 409, or before a Retry-After.
+// checkPacing finds a retry at once after a 409, or before a Retry-After
+// the client is known to have read (history.Received.ReadBefore: one that
+// gave up on the answer, its timeout passed, never saw it).
 func (c *clientChecker) checkPacing(op history.Operation, reqs []history.Received) {
 	var fast, early []string
 	for i := 1; i < len(reqs); i++ {
@@ -123,7 +125,7 @@ func (c *clientChecker) checkPacing(op history.Operation, reqs []history.Receive
 		switch {
 		case c.profile.InFlight != 0 && c.profile.IsInFlight(prev.Status) && wait < c.hammer:
 			fast = append(fast, next.ID)
-		case prev.RetryAfter > 0 && wait < time.Duration(prev.RetryAfter)*time.Second-retryAfterSlack:
+		case BeforeRetryAfter(prev, next) && prev.ReadBefore(next):
 			early = append(early, next.ID)
 		}
 	}
@@ -135,6 +137,12 @@ func (c *clientChecker) checkPacing(op history.Operation, reqs []history.Receive
 		c.add(rankRetryAfterIgnored, Finding{Account: op.Account, Attempts: early,
 			Detail: fmt.Sprintf("%s was retried %s before the Retry-After had passed", op.ID, retried(len(early)))})
 	}
+}
+
+// BeforeRetryAfter reports whether next, a retry of prev's operation,
+// came before the Retry-After prev's answer asked for had passed.
+func BeforeRetryAfter(prev, next history.Received) bool {
+	return prev.RetryAfter > 0 && next.Arrived-prev.Answered < time.Duration(prev.RetryAfter)*time.Second-retryAfterSlack
 }
 
 // checkRefusals finds a request re-sent unchanged after a final refusal.

@@ -91,6 +91,14 @@ func TestClientAnomalies(t *testing.T) {
 		{"a 503 retried before its Retry-After", check.RetryAfterIgnored, 0, func(r *history.ClientRun) {
 			r.Received[4].Arrived = 1500 * ms
 		}},
+		{"a 503 retried early on its own connection, closed since", check.RetryAfterIgnored, 0, func(r *history.ClientRun) {
+			r.Received[3].Conn, r.Received[3].ConnClosed = "127.0.0.1:4001", 1600*ms
+			r.Received[4].Conn, r.Received[4].Arrived = "127.0.0.1:4001", 1500*ms
+		}},
+		{"a 503 retried early on a new connection, the first still open", check.RetryAfterIgnored, 0, func(r *history.ClientRun) {
+			r.Received[3].Conn, r.Received[3].ConnClosed = "127.0.0.1:4001", 1600*ms
+			r.Received[4].Conn, r.Received[4].Arrived = "127.0.0.1:4002", 1500*ms
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -131,5 +139,18 @@ func TestClientAnomaliesAreDefined(t *testing.T) {
 		if slices.Contains(check.Anomalies(), d.Anomaly) {
 			t.Errorf("%s is counted in a server's run", d.Anomaly)
 		}
+	}
+}
+
+// TestClientTimedOutOnARetryAfter: a client that gave up on a 503 (its
+// timeout passed on a loaded machine) closed the connection the answer
+// came on and never read the Retry-After; its retry on a new connection
+// after its own back-off is no retry_after_ignored.
+func TestClientTimedOutOnARetryAfter(t *testing.T) {
+	run := kept()
+	run.Received[3].Conn, run.Received[3].ConnClosed = "127.0.0.1:4001", 1002*ms
+	run.Received[4].Conn, run.Received[4].Arrived = "127.0.0.1:4002", 1300*ms
+	if rep := check.CheckClient(run, api.OptionalKey); rep.Failed() {
+		t.Fatalf("a client that never read the answer: %+v", rep.Findings)
 	}
 }

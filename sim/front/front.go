@@ -17,6 +17,7 @@ import (
 	"cmp"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -59,12 +60,15 @@ type Front struct {
 	seq      int
 	tries    map[string]int
 	received []history.Received
-	dropped  int            // requests past maxRecorded
-	work     sync.WaitGroup // requests still running after their connection was reset
+	closed   map[string]time.Duration // by the client's end: when each connection closed
+	dropped  int                      // requests past maxRecorded
+	work     sync.WaitGroup           // requests still running after their connection was reset
 }
 
 // New returns a front as cfg says.
-func New(cfg Config) *Front { return &Front{cfg: cfg, tries: map[string]int{}} }
+func New(cfg Config) *Front {
+	return &Front{cfg: cfg, tries: map[string]int{}, closed: map[string]time.Duration{}}
+}
 
 // ServeHTTP handles one request: a charge as the plan says, anything else
 // passed on.
@@ -84,7 +88,7 @@ func (f *Front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // admit numbers a request and finds its operation and the fault it meets.
 func (f *Front) admit(r *http.Request, body []byte) history.Received {
-	rec := history.Received{Arrived: f.cfg.Since(), Key: r.Header.Get(api.HeaderKey)}
+	rec := history.Received{Arrived: f.cfg.Since(), Key: r.Header.Get(api.HeaderKey), Conn: r.RemoteAddr}
 	req, canonical, err := f.cfg.Shape.Decode(r.Header.Get("Content-Type"), body)
 	rec.Body = canonical
 	if err != nil {
@@ -225,6 +229,25 @@ func (f *Front) Received() ([]history.Received, int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	out := append([]history.Received(nil), f.received...)
+	for i := range out {
+		out[i].ConnClosed = f.closed[out[i].Conn]
+	}
 	slices.SortStableFunc(out, func(a, b history.Received) int { return cmp.Compare(a.Arrived, b.Arrived) })
 	return out, f.dropped
+}
+
+// ConnState is the server's http.Server.ConnState: it notes when each
+// client connection closed (or was taken over to be reset), so the
+// checker knows whether a client could have read an answer before it
+// retried.
+func (f *Front) ConnState(c net.Conn, state http.ConnState) {
+	if state != http.StateClosed && state != http.StateHijacked {
+		return
+	}
+	at := f.cfg.Since()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, seen := f.closed[c.RemoteAddr().String()]; !seen && len(f.closed) < maxRecorded {
+		f.closed[c.RemoteAddr().String()] = at
+	}
 }

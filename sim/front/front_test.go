@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/idemchaos/idemchaos/sim/front"
+	"github.com/idemchaos/idemchaos/sim/history"
 	"github.com/idemchaos/idemchaos/sim/workload"
 	"github.com/idemchaos/idemchaos/targets/api"
 )
@@ -210,5 +211,57 @@ func TestStripeShapeSendsNoRetryAfter(t *testing.T) {
 			t.Errorf("%s: %d, Retry-After %q, recorded %+v; want 503 with a Retry-After: %v", shape.Name, res.StatusCode,
 				res.Header.Get("Retry-After"), got, want)
 		}
+	}
+}
+
+// TestConnectionsAreKept: each request is recorded with its connection,
+// and, told of the server's connections, the front notes when the client
+// closed one: a retry on the same connection shows the answer was read, a
+// closed one that it may not have been.
+func TestConnectionsAreKept(t *testing.T) {
+	plan := workload.ClientPlan{RetryAfter: 1, Ops: []workload.ClientOp{{ID: "op-1", Account: "acct-1", Amount: 100, Currency: "usd",
+		Faults: []workload.FrontFault{workload.Unavailable, workload.RateLimited}}}}
+	t0 := time.Now()
+	fr := front.New(front.Config{Plan: plan, Shape: api.JSONShape, Next: &fakeAPI{served: map[string]int{}},
+		Since: func() time.Duration { return time.Since(t0) }})
+	srv := httptest.NewUnstartedServer(fr)
+	srv.Config.ConnState = fr.ConnState
+	srv.Start()
+	defer srv.Close()
+	post := func(c *http.Client) {
+		res, err := c.Post(srv.URL+api.PathCharges, "application/json", strings.NewReader(`{"account":"acct-1","amount":100,"currency":"usd"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+	}
+	kept := &http.Client{Transport: &http.Transport{}}
+	post(kept)
+	post(kept) // on the first's connection
+	kept.CloseIdleConnections()
+	closed := func(i, n int) []history.Received { // the requests once the i-th's connection is closed, and n of them
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if got, _ := fr.Received(); len(got) == n && got[i].ConnClosed > 0 {
+				return got
+			}
+		}
+		got, _ := fr.Received()
+		t.Fatalf("the connection of request %d never noted closed: %+v", i, got)
+		return nil
+	}
+	closed(0, 2)
+	post(&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}) // a new one
+	got := closed(2, 3)
+	if got[0].Conn == "" || got[0].Conn != got[1].Conn || got[2].Conn == got[0].Conn {
+		t.Fatalf("connections %+v: want the first two on one, the third on another", got)
+	}
+	if got[0].ConnClosed < got[1].Arrived || got[0].ConnClosed > got[2].Arrived {
+		t.Errorf("closed at %s, %s (arrivals %s, %s, %s): want the first connection closed between the second request and the third, "+
+			"the third's closed too", got[0].ConnClosed, got[2].ConnClosed, got[0].Arrived, got[1].Arrived, got[2].Arrived)
+	}
+	if !got[0].ReadBefore(got[1]) || got[1].ReadBefore(got[2]) {
+		t.Errorf("read before: %v, %v; want the retry on its connection read, the one after the close not known",
+			got[0].ReadBefore(got[1]), got[1].ReadBefore(got[2]))
 	}
 }

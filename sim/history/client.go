@@ -45,6 +45,22 @@ type Received struct {
 	// Charge is the charge id of a 2xx answer the server made, given or
 	// not.
 	Charge string `json:"charge,omitempty"`
+	// Conn is the client's end of the connection it came on (host:port;
+	// "": not kept, a record saved before it was).
+	Conn string `json:"conn,omitempty"`
+	// ConnClosed is when that connection closed (0: it was open when the
+	// run ended).
+	ConnClosed time.Duration `json:"conn_closed_ns,omitempty"`
+}
+
+// ReadBefore reports whether the client is known to have read r's answer
+// before it sent next: next came on r's connection (HTTP/1.1 sends on a
+// connection only once the answer before is whole), or r's connection
+// was still open when next arrived (a client that gives up on an answer,
+// its timeout passed, closes the connection it waits on). A record with
+// no connection kept is taken as read.
+func (r Received) ReadBefore(next Received) bool {
+	return r.Conn == "" || r.Conn == next.Conn || r.ConnClosed == 0 || r.ConnClosed > next.Arrived
 }
 
 // The outcomes a client under test may report for an operation.
