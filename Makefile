@@ -2,6 +2,12 @@
 # redis-server and PostgreSQL when missing (scripts/setup); idemchaos then
 # starts and stops its own throwaway servers.
 SEEDS ?= 1
+# Every go command here builds with -trimpath: a package compiled in one
+# checkout is then the same in the build cache for any other, so a fresh
+# clone (CI's, a second worktree) takes what an earlier run compiled
+# instead of compiling everything again (without it the cache keys on the
+# checkout's path). The commands the tests build as processes inherit it.
+export GOFLAGS := $(strip $(filter-out -trimpath,$(GOFLAGS)) -trimpath)
 # How long `make fuzz` fuzzes each target; a target whose package has a
 # TestMain that starts Redis and Postgres gets FUZZTIME_SERVERS, as its fuzz
 # worker starts them too before its first input (one worker there).
