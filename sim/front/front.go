@@ -77,6 +77,10 @@ func (f *Front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.cfg.Next.ServeHTTP(w, r)
 		return
 	}
+	f.mu.Lock() // Wait takes it too: an Add it can see happens before it waits
+	f.work.Add(1)
+	f.mu.Unlock()
+	defer f.work.Done() // once recorded: a reset answer is seen by the client before that
 	body, _ := io.ReadAll(io.LimitReader(r.Body, maxBody))
 	rec := f.admit(r, body)
 	r.Body = io.NopCloser(bytes.NewReader(body))
@@ -208,8 +212,10 @@ func (f *Front) record(rec history.Received) {
 	f.received = append(f.received, rec)
 }
 
-// Wait waits for the requests still running after their connection was
-// reset (InFlight), or ctx.
+// Wait waits until every charge request is recorded, those still running
+// after their connection was reset included (a client that saw the reset
+// may be done before its request is recorded; InFlight's runs on), or
+// ctx.
 func (f *Front) Wait(ctx context.Context) error {
 	done := make(chan struct{})
 	f.mu.Lock() // every request that went on before this: waited for (the race detector saw none ordered)

@@ -265,3 +265,42 @@ func TestConnectionsAreKept(t *testing.T) {
 			got[0].ReadBefore(got[1]), got[1].ReadBefore(got[2]))
 	}
 }
+
+// TestWaitCoversTheRecord: a client sees a dropped answer's reset before
+// the front records the request; Wait returns only once it is recorded.
+func TestWaitCoversTheRecord(t *testing.T) {
+	plan := workload.ClientPlan{Ops: []workload.ClientOp{{ID: "op-1", Account: "acct-1", Amount: 100, Currency: "usd",
+		Faults: []workload.FrontFault{workload.DropAfterCommit}}}}
+	release := make(chan struct{})
+	var calls int
+	var mu sync.Mutex
+	since := func() time.Duration { // its second call stamps the answer, after the reset
+		mu.Lock()
+		calls++
+		n := calls
+		mu.Unlock()
+		if n == 2 {
+			<-release
+		}
+		return time.Duration(n)
+	}
+	fr := front.New(front.Config{Plan: plan, Shape: api.JSONShape, Next: &fakeAPI{served: map[string]int{}}, Since: since})
+	srv := httptest.NewServer(fr)
+	defer srv.Close()
+	if _, err := http.Post(srv.URL+api.PathCharges, "application/json", strings.NewReader(`{"account":"acct-1","amount":100,"currency":"usd"}`)); err == nil {
+		t.Fatal("the dropped answer came through")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if err := fr.Wait(ctx); err == nil {
+		got, _ := fr.Received()
+		t.Fatalf("Wait returned with %d requests recorded, the reset one not yet", len(got))
+	}
+	close(release)
+	if err := fr.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := fr.Received(); len(got) != 1 || got[0].Fault != string(workload.DropAfterCommit) {
+		t.Errorf("recorded %+v; want the dropped request", got)
+	}
+}
