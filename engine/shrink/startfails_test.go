@@ -2,8 +2,10 @@ package shrink
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/idemchaos/idemchaos/scenarios"
 	"github.com/idemchaos/idemchaos/scenarios/check"
@@ -54,5 +56,23 @@ func TestStartFailsTwiceOnAFlakyStart(t *testing.T) {
 				t.Errorf("outcome's result %s; want the last failing run's", o.Result.Verdict)
 			}
 		})
+	}
+}
+
+// TestTimingCutsKeepATimeoutOutlasted: a fault's duration that outlasts
+// the per-try timeout is halved only as far as the timeout; one within it
+// is halved as before.
+func TestTimingCutsKeepATimeoutOutlasted(t *testing.T) {
+	s := spec.Spec{Retries: spec.Retries{MaxTries: 2, PerTryTimeout: spec.Duration(200 * time.Millisecond)},
+		Faults: []spec.Fault{{Kind: "delay", At: "before-commit", Duration: spec.Duration(300 * time.Millisecond)},
+			{Kind: "delay", At: "after-check", Duration: spec.Duration(500 * time.Millisecond)},
+			{Kind: "delay", At: "after-commit", Duration: spec.Duration(160 * time.Millisecond)}}}
+	var got []string
+	for _, c := range timingCuts(s) {
+		got = append(got, c.what)
+	}
+	want := []string{"delay@after-check 500ms -> 250ms", "delay@after-commit 160ms -> 80ms"}
+	if !slices.Equal(got, want) {
+		t.Errorf("timing cuts %q; want %q", got, want)
 	}
 }
