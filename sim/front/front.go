@@ -62,7 +62,7 @@ type Front struct {
 	received []history.Received
 	closed   map[string]time.Duration // by the client's end: when each connection closed
 	dropped  int                      // requests past maxRecorded
-	work     sync.WaitGroup           // requests still running after their connection was reset
+	work     sync.WaitGroup           // charge requests not yet recorded (InFlight's run on after the reset)
 }
 
 // New returns a front as cfg says.
