@@ -4,11 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -43,60 +40,32 @@ func TestGaveUpBeforeTheRetryAfter(t *testing.T) {
 	}
 }
 
-// keeper is a Go client that keeps its key, waits 300 ms after a network
-// error and the Retry-After (at least 300 ms) after a refusal; its very
-// first request is sent late and read only after its timeout has passed.
+// keeper is byHand's client called from Go: a key of its own kept on
+// every try, 300 ms doubling between tries, at least the Retry-After;
+// the run's very first request is sent late and read only after its
+// timeout has passed.
 func keeper(first *atomic.Bool) func(context.Context, clientmode.Call) error {
-	normal := &http.Client{Transport: &http.Transport{}}
-	return func(ctx context.Context, c clientmode.Call) error {
-		body := fmt.Sprintf(`{"account":%q,"amount":%d,"currency":%q}`, c.Op.Account, c.Op.Amount, c.Op.Currency)
-		wait := time.Duration(0)
-		for try := 1; try <= 5; try++ {
-			time.Sleep(wait)
-			hc := normal
+	return func(_ context.Context, c clientmode.Call) error {
+		normal := &http.Client{Timeout: c.Timeout}
+		clientFor := func() *http.Client {
 			if first.Swap(false) {
-				hc = late(c.Timeout)
+				return late(c.Timeout)
 			}
-			status, retryAfter, err := post(ctx, hc, c, body)
-			switch {
-			case err != nil:
-				wait = 300 * time.Millisecond
-			case status/100 == 2:
-				return nil
-			case status == http.StatusConflict || status == http.StatusTooManyRequests || status >= 500:
-				wait = max(300*time.Millisecond, time.Duration(retryAfter)*time.Second)
-			default:
-				return fmt.Errorf("refused: %d", status)
-			}
+			return normal
 		}
-		return errors.New("gave up after 5 tries")
+		body := fmt.Sprintf(`{"account":%q,"amount":%d,"currency":%q}`, c.Op.Account, c.Op.Amount, c.Op.Currency)
+		if out := charge(clientFor, c.URL, []byte(body)); out != "succeeded" {
+			return errors.New(out)
+		}
+		return nil
 	}
-}
-
-func post(ctx context.Context, hc *http.Client, c clientmode.Call, body string) (status, retryAfter int, err error) {
-	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.URL+api.PathCharges, strings.NewReader(body))
-	if err != nil {
-		return 0, 0, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(api.HeaderKey, "key-"+c.Op.ID)
-	res, err := hc.Do(req)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer res.Body.Close()
-	_, _ = io.Copy(io.Discard, res.Body)
-	retryAfter, _ = strconv.Atoi(res.Header.Get("Retry-After"))
-	return res.StatusCode, retryAfter, nil
 }
 
 // late is a client slow at everything for its first request: it dials
 // when most of its timeout t has passed, and reads only after the rest.
 func late(t time.Duration) *http.Client {
 	var dialer net.Dialer
-	return &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return &http.Client{Timeout: t, Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 		time.Sleep(t * 8 / 10)
 		conn, err := dialer.DialContext(ctx, network, addr)
 		return &lateConn{Conn: conn, from: time.Now().Add(t / 2)}, err

@@ -47,7 +47,7 @@ func byHand(t *testing.T, env []string) {
 	var told strings.Builder
 	for _, op := range ops {
 		body, _ := json.Marshal(map[string]any{"account": op.Account, "amount": op.Amount, "currency": op.Currency})
-		fmt.Fprintf(&told, "%s %s\n", op.Op, charge(client, vars["IDEMCHAOS_URL"], body))
+		fmt.Fprintf(&told, "%s %s\n", op.Op, charge(func() *http.Client { return client }, vars["IDEMCHAOS_URL"], body))
 	}
 	res, err := http.Post(vars["IDEMCHAOS_URL"]+clientmode.ToldPath, "text/plain", strings.NewReader(told.String()))
 	if err != nil || res.StatusCode != http.StatusNoContent {
@@ -57,7 +57,9 @@ func byHand(t *testing.T, env []string) {
 	res.Body.Close()
 }
 
-func charge(client *http.Client, url string, body []byte) string {
+// charge makes one operation as byHand does, each try with the client
+// clientFor gives it.
+func charge(clientFor func() *http.Client, url string, body []byte) string {
 	key := make([]byte, 16)
 	_, _ = rand.Read(key)
 	wait := 300 * time.Millisecond
@@ -65,7 +67,7 @@ func charge(client *http.Client, url string, body []byte) string {
 		req, _ := http.NewRequest(http.MethodPost, url+api.PathCharges, bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set(api.HeaderKey, hex.EncodeToString(key))
-		res, err := client.Do(req)
+		res, err := clientFor().Do(req)
 		if err == nil {
 			_, _ = io.Copy(io.Discard, res.Body)
 			res.Body.Close()

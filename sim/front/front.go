@@ -62,7 +62,12 @@ type Front struct {
 	received []history.Received
 	closed   map[string]time.Duration // by the client's end: when each connection closed
 	dropped  int                      // requests past maxRecorded
-	work     sync.WaitGroup           // charge requests not yet recorded (InFlight's run on after the reset)
+	// running counts the charge requests not yet recorded (InFlight's run
+	// on after the reset); drained, when Wait made it, is closed as it
+	// falls to 0. A request may begin while Wait waits (a sync.WaitGroup
+	// would panic: Add from 0 concurrent with Wait).
+	running int
+	drained chan struct{}
 }
 
 // New returns a front as cfg says.
@@ -77,10 +82,8 @@ func (f *Front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.cfg.Next.ServeHTTP(w, r)
 		return
 	}
-	f.mu.Lock() // Wait takes it too: an Add it can see happens before it waits
-	f.work.Add(1)
-	f.mu.Unlock()
-	defer f.work.Done() // once recorded: a reset answer is seen by the client before that
+	f.begin()
+	defer f.end() // once recorded: a reset answer is seen by the client before that
 	body, _ := io.ReadAll(io.LimitReader(r.Body, maxBody))
 	rec := f.admit(r, body)
 	r.Body = io.NopCloser(bytes.NewReader(body))
@@ -149,12 +152,12 @@ func (f *Front) inFlight(r *http.Request, id string) {
 	held := f.cfg.Hold(id, f.cfg.Plan.Hold)
 	detached := r.Clone(context.WithoutCancel(r.Context()))
 	done := make(chan struct{})
-	f.mu.Lock() // Wait takes it too: an Add it can see happens before it waits
-	f.work.Go(func() {
+	f.begin()
+	go func() {
+		defer f.end()
 		defer close(done)
 		f.serve(detached)
-	})
-	f.mu.Unlock()
+	}()
 	t := time.NewTimer(claimWait)
 	defer t.Stop()
 	select {
@@ -217,15 +220,37 @@ func (f *Front) record(rec history.Received) {
 // may be done before its request is recorded; InFlight's runs on), or
 // ctx.
 func (f *Front) Wait(ctx context.Context) error {
-	done := make(chan struct{})
-	f.mu.Lock() // every request that went on before this: waited for (the race detector saw none ordered)
-	go func() { f.work.Wait(); close(done) }()
+	f.mu.Lock()
+	if f.running == 0 {
+		f.mu.Unlock()
+		return nil
+	}
+	if f.drained == nil {
+		f.drained = make(chan struct{})
+	}
+	drained := f.drained
 	f.mu.Unlock()
 	select {
-	case <-done:
+	case <-drained:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+}
+
+// begin counts a request running; end, once it is recorded, uncounts it.
+func (f *Front) begin() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.running++
+}
+
+func (f *Front) end() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.running--; f.running == 0 && f.drained != nil {
+		close(f.drained)
+		f.drained = nil
 	}
 }
 
